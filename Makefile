@@ -1,0 +1,216 @@
+# sanitize_mem: build the vanilla and the patched linux-source-6.12, boot
+# every cell of the policy matrix under QEMU, and judge what they print.
+#
+#   make          install what is missing, build, boot the matrix, summary
+#   make check    the same plus the test suites; last line "N passed, N failed"
+#   make help     every target
+
+SHELL := /bin/sh
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+TOP      := $(CURDIR)
+B        := $(TOP)/build
+STAMP    := $(B)/stamp
+SRC      := $(B)/src
+OBJ      := $(B)/obj
+RESULTS  := $(B)/results
+RAMDIR   := $(B)/ram
+PRISTINE := $(SRC)/linux-6.12
+PATCHED  := $(SRC)/linux-patched
+
+JOBS    ?= $(shell nproc)
+TIMEOUT ?= 300
+MATRIX  ?= policy/matrix
+
+# Debian packages the build, the guest and the harness need.
+PACKAGES := linux-source-6.12 qemu-system-x86 busybox-static expect \
+	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
+	libssl-dev cpio dwarves xz-utils git python3 perl kmod
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+export CCACHE_DIR ?= $(B)/ccache
+# Both trees sit at the same depth under build/, so with this base the
+# compiler command lines of the two kernels are the same and ccache shares.
+export CCACHE_BASEDIR := $(B)
+export SRC STAMP
+export PATCHES := $(TOP)/src-patches
+
+KMAKE = $(MAKE) --no-print-directory -s -j$(JOBS) CC="ccache gcc" HOSTCC="ccache gcc"
+
+FRAGMENTS_vanilla := base.config test.config vanilla.config
+FRAGMENTS_patched := base.config test.config $(if $(wildcard src-patches/*.patch),sanitize.config)
+TREE_vanilla := $(PRISTINE)
+TREE_patched := $(PATCHED)
+FLAVOURS := vanilla patched
+KERNEL_vanilla := $(OBJ)/vanilla/arch/x86/boot/bzImage
+KERNEL_patched := $(OBJ)/patched/arch/x86/boot/bzImage
+
+INITRD := $(B)/initramfs.cpio
+# Guest tests: static C programs and busybox shell scripts, installed in the
+# initramfs under their name without extension.
+GUEST_PROGRAMS := $(patsubst tests/guest/%.c,$(B)/guest/%,$(wildcard tests/guest/*.c)) \
+	$(patsubst tests/guest/%.sh,$(B)/guest/%,$(wildcard tests/guest/*.sh)) \
+	$(wildcard tests/harness/guest/*)
+
+CELLS = $(shell python3 tests/results.py cells --matrix $(MATRIX))
+
+# What every cell run needs to know, passed to tests/run-cell.sh.
+CELL_ENV = KERNEL_vanilla=$(KERNEL_vanilla) KERNEL_patched=$(KERNEL_patched) \
+	CONFIG_vanilla=$(OBJ)/vanilla/.config CONFIG_patched=$(OBJ)/patched/.config \
+	INITRD=$(INITRD) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) \
+	ACCEL=$$(cat $(B)/accel)
+
+.PHONY: all check deps trees kernel initramfs accel matrix boot cell \
+	harness-tests refresh clean distclean help summary reset-results
+
+all: kernel initramfs accel
+	@$(MAKE) --no-print-directory reset-results
+	@$(MAKE) --no-print-directory matrix; \
+	$(MAKE) --no-print-directory summary
+
+check: kernel initramfs accel
+	@$(MAKE) --no-print-directory reset-results
+	@$(MAKE) --no-print-directory matrix; \
+	$(MAKE) --no-print-directory harness-tests; \
+	$(MAKE) --no-print-directory summary
+
+help:
+	@echo 'make                 install missing packages, build both kernels and the'
+	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
+	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
+	@echo 'make deps            install the Debian packages that are missing'
+	@echo 'make trees           unpack linux-source-6.12 and apply src-patches/series'
+	@echo 'make kernel          build the vanilla and the patched kernel (out of tree, ccache)'
+	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
+	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
+	@echo 'make cell CELL=name  boot one cell and judge it'
+	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=patched|vanilla]'
+	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
+	@echo 'make harness-tests   test the harness itself: its parser on saved logs, and'
+	@echo '                     cells that hang, panic or warn on purpose'
+	@echo 'make refresh         write the commits of build/src/linux-patched to src-patches/'
+	@echo 'make clean           remove build outputs and results (keeps trees and ccache)'
+	@echo 'make distclean       remove build/ entirely'
+	@echo 'Variables: JOBS, TIMEOUT (s per cell), MATRIX, ACCEL=tcg|kvm (skip the probe)'
+
+# --- packages ----------------------------------------------------------------
+
+# Checked on every run (a few dpkg queries), installed only when missing.
+deps:
+	@missing=; for p in $(PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || \
+			missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		$(SUDO) apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $$missing >/dev/null || \
+			{ echo "deps: could not install:$$missing (see apt-get output above)" >&2; exit 1; }; \
+	fi
+
+# --- kernel trees and builds -------------------------------------------------
+
+trees: deps
+	@src-patches/trees.sh patched
+
+kernel: trees
+	@for f in $(FLAVOURS); do \
+		case $$f in vanilla) tree=$(TREE_vanilla); frags="$(FRAGMENTS_vanilla)";; \
+		            patched) tree=$(TREE_patched); frags="$(FRAGMENTS_patched)";; esac; \
+		Kconfig-fragments/configure.sh $$tree $(OBJ)/$$f \
+			$$(for x in $$frags; do echo $(TOP)/Kconfig-fragments/$$x; done) || exit 1; \
+		echo "kernel: building $$f (build/obj/$$f, -j$(JOBS))"; \
+		start=$$(date +%s); \
+		$(KMAKE) -C $$tree O=$(OBJ)/$$f bzImage >$(OBJ)/$$f/build.log 2>&1 || { \
+			tail -n 30 $(OBJ)/$$f/build.log >&2; \
+			echo "kernel: the $$f build failed (full log: build/obj/$$f/build.log)" >&2; \
+			exit 1; }; \
+		echo "kernel: $$f done in $$(( $$(date +%s) - start )) s"; \
+	done
+
+# --- initramfs ----------------------------------------------------------------
+
+$(B)/tools/gen_init_cpio: | trees
+	@mkdir -p $(@D)
+	gcc -O2 -o $@ $(PRISTINE)/usr/gen_init_cpio.c
+
+$(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) | deps
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest
+
+$(B)/guest/%: tests/guest/%.sh
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(INITRD): qemu-boot/init qemu-boot/mkinitramfs.sh $(GUEST_PROGRAMS) $(B)/tools/gen_init_cpio
+	qemu-boot/mkinitramfs.sh qemu-boot/init /bin/busybox $(GUEST_PROGRAMS) > $@.list
+	$(B)/tools/gen_init_cpio $@.list > $@.tmp
+	mv $@.tmp $@
+
+initramfs: deps
+	@$(MAKE) --no-print-directory $(INITRD)
+
+# KVM only where a short probe boot proves it works; ACCEL= overrides.
+accel: kernel initramfs
+	@if [ -n "$(ACCEL)" ]; then echo "$(ACCEL)" > $(B)/accel; \
+	elif [ ! -s $(B)/accel ]; then \
+		qemu-boot/probe-accel.sh $(KERNEL_vanilla) $(INITRD) > $(B)/accel; fi
+	@echo "accel: $$(cat $(B)/accel)"
+
+# --- the matrix -----------------------------------------------------------------
+
+reset-results:
+	@rm -rf $(RESULTS)
+	@mkdir -p $(RESULTS)
+
+matrix:
+	@echo "matrix: $(words $(CELLS)) cells from $(MATRIX), $(JOBS) at a time"
+	@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix run-cell-,$(CELLS)) || \
+		echo "matrix: the harness itself failed on a cell (see above)" >&2
+
+run-cell-%:
+	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $* $(RESULTS)
+
+cell: kernel initramfs accel
+	@[ -n "$(CELL)" ] || { echo "usage: make cell CELL=name (one of: $(CELLS))" >&2; exit 2; }
+	@mkdir -p $(RESULTS)
+	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $(CELL) $(RESULTS)
+
+summary:
+	@python3 tests/results.py summary --results $(RESULTS) --matrix $(MATRIX)
+
+POLICY ?= full
+KERNEL ?= patched
+boot: kernel initramfs accel
+	@echo "boot: $(KERNEL) kernel, sanitize_mem=$(POLICY) $(ARGS); type 'exit' to power off"
+	@ACCEL=$$(cat $(B)/accel) qemu-boot/run-qemu.sh $(KERNEL_$(KERNEL)) $(INITRD) \
+		$(RAMDIR)/boot.ram "console=ttyS0 panic=-1 harness.shell sanitize_mem=$(POLICY) $(ARGS)"; \
+		rm -f $(RAMDIR)/boot.ram
+
+# --- the harness's own tests ----------------------------------------------------
+
+# Cells that hang, panic, warn or miss a suite on purpose must be reported
+# as failed with the right reason; the parser is tested on saved logs.
+HARNESS_CELLS := $(B)/harness-cells
+harness-tests: kernel initramfs accel
+	@rm -rf $(HARNESS_CELLS)
+	@$(MAKE) --no-print-directory matrix MATRIX=tests/harness/broken.matrix \
+		RESULTS=$(HARNESS_CELLS) TIMEOUT=120
+	@python3 tests/harness/test_harness.py --cells $(HARNESS_CELLS) \
+		--matrix tests/harness/broken.matrix --out $(RESULTS)/harness
+
+# --- patches ----------------------------------------------------------------------
+
+refresh:
+	@src-patches/trees.sh refresh
+
+# --- cleaning -----------------------------------------------------------------------
+
+clean:
+	rm -rf $(OBJ) $(RESULTS) $(RAMDIR) $(B)/guest $(B)/tools $(B)/initramfs.cpio* \
+		$(B)/accel $(HARNESS_CELLS)
+
+distclean:
+	rm -rf $(B)

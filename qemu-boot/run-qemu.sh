@@ -1,0 +1,37 @@
+#!/bin/sh
+# Launch one guest: serial console on stdio (for expect), guest RAM in a
+# host file (so the host can read what the guest left in memory), no
+# display, no reboot (a reboot or a panic with panic=-1 ends QEMU).
+#
+# usage: run-qemu.sh KERNEL INITRD RAMFILE "APPEND"
+# environment: ACCEL (tcg|kvm, default from qemu-boot/probe-accel.sh's
+# result or tcg), MEM (MiB, default 512), SMP (default 2), QEMU_EXTRA.
+set -eu
+
+if [ $# -ne 4 ]; then
+	echo "usage: $0 KERNEL INITRD RAMFILE APPEND" >&2
+	exit 2
+fi
+kernel=$1 initrd=$2 ramfile=$3 append=$4
+mem=${MEM:-512}
+smp=${SMP:-2}
+accel=${ACCEL:-tcg}
+
+for f in "$kernel" "$initrd"; do
+	[ -r "$f" ] || { echo "run-qemu: cannot read $f" >&2; exit 2; }
+done
+mkdir -p "$(dirname "$ramfile")"
+
+case "$accel" in
+kvm) cpu=host ;;
+*) accel=tcg,thread=multi cpu=max ;;
+esac
+
+# shellcheck disable=SC2086 # QEMU_EXTRA is a list of words on purpose
+exec qemu-system-x86_64 \
+	-accel "$accel" -cpu "$cpu" -smp "$smp" -m "${mem}M" \
+	-object "memory-backend-file,id=ram0,size=${mem}M,mem-path=$ramfile,share=on" \
+	-machine pc,memory-backend=ram0 \
+	-nodefaults -display none -serial stdio -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	${QEMU_EXTRA:-}

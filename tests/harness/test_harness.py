@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Tests of the harness itself.
+
+1. The result parser (tests/results.py) on saved console logs in
+   tests/harness/logs/: KTAP nesting, skips, timestamps, interleaved kernel
+   lines, panics, warnings, provoked reports, policy and bad-value checks.
+2. With --cells: the cells of tests/harness/broken.matrix, booted for real by
+   "make harness-tests", must have been judged as their "verdict=" says
+   (a hang is a timeout, a panic and a WARNING fail the cell, a suite that
+   never reported is a MISS, and the control cell passes).
+
+Results go to <out>/result.json in the same shape as a matrix cell, so the
+summary counts them with everything else.
+"""
+
+import argparse
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import results  # noqa: E402  (tests/results.py)
+
+LOGS = os.path.join(HERE, "logs")
+
+
+def log(name):
+    with open(os.path.join(LOGS, name), encoding="utf-8", newline="") as f:
+        return results.clean_lines(f.read())
+
+
+def cell(tests="", expect="", kernel="patched"):
+    return {"cell": "t", "kernel": kernel, "args": "", "tests": tests.split(),
+            "expect": results.parse_expect(expect, "test")}
+
+
+PASSED = {"result": "pass", "seconds": "3"}
+
+
+def by_path(tests):
+    return {t["path"]: t for t in tests}
+
+
+class KtapTest(unittest.TestCase):
+    def test_nested_kunit_suite(self):
+        r = results.parse_ktap(log("kunit-pass.log"))
+        paths = [".".join(x["path"]) for x in r]
+        self.assertIn("sanitize_mem.pages_order0", paths)
+        self.assertIn("sanitize_mem.param.size_64", paths)
+        # The suite line and the parameterised parent repeat their leaves.
+        self.assertNotIn("sanitize_mem", paths)
+        self.assertNotIn("sanitize_mem.param", paths)
+
+    def test_skip_is_not_pass(self):
+        r = {".".join(x["path"]): x for x in results.parse_ktap(log("kunit-pass.log"))}
+        self.assertEqual(r["sanitize_mem.verify_catches_write"]["status"], "SKIP")
+        self.assertIn("sanitize_verify", r["sanitize_mem.verify_catches_write"]["message"])
+
+    def test_failure_and_timestamps(self):
+        r = {".".join(x["path"]): x for x in results.parse_ktap(log("kunit-fail.log"))}
+        self.assertEqual(r["sanitize_mem.slab_plain"]["status"], "FAIL")
+        self.assertEqual(r["sanitize_mem.pages_order0"]["status"], "PASS")
+
+    def test_guest_document(self):
+        r = [".".join(x["path"]) for x in results.parse_ktap(log("guest.log"))]
+        self.assertEqual(r, ["guest.selftest-ok.cmdline_names_this_test",
+                             "guest.second.check_a"])
+
+
+class JudgeTest(unittest.TestCase):
+    def test_clean_cell_passes(self):
+        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
+                                       log("kunit-pass.log"), PASSED))
+        self.assertEqual(t["boot"]["status"], "PASS")
+        self.assertEqual(t["policy"]["status"], "PASS")
+        self.assertEqual(t["kunit.sanitize_mem.pages_order0"]["status"], "PASS")
+        self.assertEqual(t["kunit.sanitize_mem.verify_catches_write"]["status"], "SKIP")
+
+    def test_wrong_policy_fails(self):
+        t = by_path(results.judge_cell(cell("", "policy=pages"), log("kunit-pass.log"), PASSED))
+        self.assertEqual(t["policy"]["status"], "FAIL")
+        self.assertIn("expected pages", t["policy"]["message"])
+
+    def test_warning_fails_boot_with_context(self):
+        t = by_path(results.judge_cell(cell("", "policy=none", "vanilla"),
+                                       log("warning.log"), PASSED))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        self.assertIn("WARNING:", t["boot"]["message"])
+        self.assertIn("lkdtm_WARNING", t["boot"]["context"])
+
+    def test_panic_fails_even_if_qemu_exited_cleanly(self):
+        t = by_path(results.judge_cell(cell("guest:selftest-panic", "policy=none", "vanilla"),
+                                       log("panic.log"), {"result": "eof", "reason": "QEMU exited"}))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        self.assertIn("Kernel panic", t["boot"]["message"])
+        self.assertEqual(t["guest.selftest-panic"]["status"], "MISS")
+
+    def test_missing_suite_is_miss(self):
+        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=none", "vanilla"),
+                                       log("guest.log"), PASSED))
+        self.assertEqual(t["kunit.sanitize_mem"]["status"], "MISS")
+
+    def test_timeout_reason_is_kept(self):
+        status = {"result": "timeout", "reason": "timeout: no \"HARNESS: END\" within 45 s"}
+        t = by_path(results.judge_cell(cell("", "policy=none", "vanilla"),
+                                       log("guest.log"), status))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        self.assertIn("timeout", t["boot"]["message"])
+
+    def test_provoked_report_is_exempt_only_in_its_case(self):
+        c = cell("kunit:sanitize_mem", "policy=full report=sanitize_mem.verify_catches_write")
+        t = by_path(results.judge_cell(c, log("report.log"), PASSED))
+        self.assertEqual(t["report.sanitize_mem.verify_catches_write"]["status"], "PASS")
+        self.assertEqual(t["boot"]["status"], "PASS")
+        # Without the declaration the same report fails the boot.
+        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
+                                       log("report.log"), PASSED))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+
+    def test_bad_value_rejected(self):
+        c = cell("", 'policy=full error="pages,nope"')
+        t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
+        self.assertEqual(t["rejects_bad_value"]["status"], "PASS")
+        self.assertEqual(t["policy"]["status"], "PASS")
+        c = cell("", 'policy=full error="bogus"')
+        t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
+        self.assertEqual(t["rejects_bad_value"]["status"], "FAIL")
+
+    def test_unexpected_rejection_fails(self):
+        t = by_path(results.judge_cell(cell("", "policy=full"), log("bad-value.log"), PASSED))
+        self.assertEqual(t["rejects_bad_value"]["status"], "FAIL")
+
+    def test_expect_parsing(self):
+        e = results.parse_expect('policy=full error="" timeout=45', "x")
+        self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
+        with self.assertRaises(SystemExit):
+            results.parse_expect("policy=full garbage", "x")
+
+
+def check_cells(cells_dir, matrix):
+    """One test per deliberately broken cell: was it judged as required?"""
+    out = []
+    for c in results.read_matrix(matrix):
+        name, verdict = c["cell"], c["expect"].get("verdict", "")
+        path = os.path.join(cells_dir, name, "result.json")
+        if not os.path.isfile(path):
+            out.append((name, "FAIL", "the cell left no result.json"))
+            continue
+        with open(path, encoding="utf-8") as f:
+            tests = json.load(f)["tests"]
+        bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
+        if verdict == "pass":
+            ok = not bad
+            why = "passed" if ok else f"should pass but: {bad[0]['path']}: {bad[0]['message']}"
+        else:
+            text = verdict.partition(":")[2]
+            hits = [t for t in bad if text in t["message"] or text in t["path"]]
+            ok = bool(hits)
+            why = (f"judged failed: {hits[0]['path']}: {hits[0]['message']}" if ok else
+                   f"should fail with {text!r}, got " +
+                   ("; ".join(f"{t['path']}: {t['status']} {t['message']}" for t in tests)))
+        out.append((name, "PASS" if ok else "FAIL", why))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cells", help="results of tests/harness/broken.matrix")
+    p.add_argument("--matrix", default=os.path.join(HERE, "broken.matrix"))
+    p.add_argument("--out", help="write result.json here")
+    args = p.parse_args()
+
+    tests = []
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    ids = [case.id() for group in suite for case in group]
+    with open(os.devnull, "w", encoding="utf-8") as devnull:
+        outcome = unittest.TextTestRunner(stream=devnull, verbosity=0).run(suite)
+    failed = {t.id(): msg for t, msg in outcome.failures + outcome.errors}
+    for case_id in ids:
+        name = case_id.split(".", 1)[1]
+        if case_id in failed:
+            tests.append({"path": f"parser.{name}", "status": "FAIL",
+                          "message": failed[case_id].strip().splitlines()[-1],
+                          "context": failed[case_id]})
+        else:
+            tests.append({"path": f"parser.{name}", "status": "PASS", "message": "",
+                          "context": ""})
+    if args.cells:
+        for name, status, why in check_cells(args.cells, args.matrix):
+            tests.append({"path": f"detects.{name}", "status": status, "message": why,
+                          "context": ""})
+
+    for t in tests:
+        print(f"harness: {t['status']:4} {t['path']}" + (f" ({t['message']})" if t["message"] else ""))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
+            json.dump({"cell": "harness", "kernel": "vanilla", "args": "",
+                       "log": os.path.relpath(args.cells or args.out, os.path.dirname(args.out)),
+                       "tests": tests}, f, indent=2)
+            f.write("\n")
+    return 1 if any(t["status"] != "PASS" for t in tests) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+"""Judge matrix cells from their console logs and collect the results.
+
+The expect driver (tests/run-cell.exp) only knows whether the guest got
+through its stages in time.  Everything else is decided here, from the saved
+console log, so it can be tested on saved logs without booting anything
+(tests/harness/test_results.py):
+
+  cell     judge one cell: boot health (panic, oops, BUG, WARNING, timeout),
+           the policy the kernel reported against policy/matrix, and every
+           KTAP result (KUnit suites and guest programs); writes
+           <dir>/result.json and prints one line.
+  summary  gather every build/results/*/result.json into summary.txt,
+           results.json (KCIDB-shaped tests) and junit.xml; print the table
+           and a final "N passed, N failed" line; exit 1 on any failure.
+
+Statuses follow KCIDB: PASS, FAIL, ERROR, MISS (an expected suite never
+reported), SKIP (reported as skipped by the test itself, with its reason).
+Only standard library modules are used.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+ORIGIN = "sanitize_mem"
+
+# A line the kernel prints when something went wrong.  Any of them fails the
+# boot test of a cell, unless a KUnit case that is declared to provoke a
+# report (expect "report=<suite>.<case>") printed it.
+FATAL = re.compile(
+    r"Kernel panic|\bOops\b|\bBUG:|kernel BUG at|WARNING:|Call Trace:|"
+    r"KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle"
+)
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+KTAP_RESULT = re.compile(
+    r"^(?P<indent> *)(?P<ok>ok|not ok) (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)"
+    r"\s*(?:#\s*(?P<directive>.*))?$"
+)
+KTAP_HEADER = re.compile(r"^(?P<indent> *)(KTAP version \d+|# Subtest: .*|1\.\.\d+)\s*$")
+BOOT_LINE = re.compile(r"sanitize_mem: policy=(?P<policy>\S+) \((?P<parts>[^)]*)\)")
+REJECT_LINE = re.compile(r'sanitize_mem: invalid value "(?P<value>[^"]*)"')
+REPORTED = re.compile(r"^HARNESS: policy=(?P<policy>.*?)\s*$")
+
+
+def clean_lines(text):
+    """Console text to lines without CR, timestamps or trailing blanks."""
+    lines = []
+    for raw in text.replace("\r", "").split("\n"):
+        lines.append(TIMESTAMP.sub("", raw).rstrip())
+    return lines
+
+
+# --- the matrix --------------------------------------------------------------
+
+def read_matrix(path):
+    """policy/matrix (or a harness test matrix) as a list of cell dicts."""
+    cells = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0] if line.lstrip().startswith("#") else line
+            if not line.strip():
+                continue
+            fields = [x.strip() for x in line.rstrip("\n").split("|")]
+            if len(fields) != 5:
+                raise SystemExit(f"{path}:{lineno}: expected 5 fields separated by '|', "
+                                 f"got {len(fields)}")
+            name, kernel, args, tests, expect = fields
+            cells.append({
+                "cell": name,
+                "kernel": kernel,
+                "args": args,
+                "tests": tests.split(),
+                "expect": parse_expect(expect, f"{path}:{lineno}"),
+            })
+    return cells
+
+
+def parse_expect(text, where):
+    """'policy=full error="pages,nope"' to a dict; quotes allow spaces/empty."""
+    expect = {}
+    for m in re.finditer(r'(\w[\w-]*)=("([^"]*)"|\S*)', text):
+        key, value = m.group(1), m.group(3) if m.group(3) is not None else m.group(2)
+        if key in expect and key == "report":
+            expect[key] += " " + value
+        else:
+            expect[key] = value
+    leftover = re.sub(r'(\w[\w-]*)=("([^"]*)"|\S*)', "", text).strip()
+    if leftover:
+        raise SystemExit(f"{where}: cannot read expectation {leftover!r}")
+    return expect
+
+
+def find_cell(cells, name):
+    for c in cells:
+        if c["cell"] == name:
+            return c
+    raise SystemExit(f"no cell named {name!r} in the matrix")
+
+
+# --- KTAP --------------------------------------------------------------------
+
+def parse_ktap(lines):
+    """Every leaf KTAP result in the log, as dicts with its path and the range
+    of log lines that belong to it (from the end of its previous sibling to
+    its own result line), so a report can be attributed to a test case.
+
+    A subtest's name is taken from its parent's result line, which KTAP
+    requires, not from the optional "# Subtest:" header; kernel lines that
+    interleave with the KTAP are ignored."""
+    frames = {}  # depth -> {"children": [...], "next": first line of next child}
+    roots = []
+
+    def frame(depth, i):
+        return frames.setdefault(depth, {"children": [], "next": i})
+
+    for i, line in enumerate(lines):
+        m = KTAP_RESULT.match(line)
+        if not m:
+            h = KTAP_HEADER.match(line)
+            if h:
+                frame(len(h.group("indent")) // 4, i)
+            continue
+        depth = len(m.group("indent")) // 4
+        children = frames.pop(depth + 1, {"children": []})["children"]
+        for d in [d for d in frames if d > depth]:
+            del frames[d]
+        directive = (m.group("directive") or "").strip()
+        if m.group("ok") == "not ok":
+            status = "FAIL"
+        elif directive.upper().startswith("SKIP"):
+            status = "SKIP"
+        else:
+            status = "PASS"
+        f = frame(depth, i)
+        node = {"name": m.group("name").strip(), "status": status, "message": directive,
+                "first_line": f["next"], "line": i, "children": children}
+        f["next"] = i + 1
+        f["children"].append(node)
+        if depth == 0:
+            roots.append(node)
+            del frames[0]
+
+    leaves = []
+
+    def walk(node, prefix):
+        path = prefix + [node["name"]]
+        # A parent's verdict repeats its children's, except when it failed
+        # on its own (a guest program that exits non-zero after printing
+        # only "ok" lines): then it is a result of its own.
+        own_failure = node["status"] == "FAIL" and not any(
+            c["status"] == "FAIL" for c in node["children"])
+        if not node["children"] or own_failure:
+            leaves.append({k: node[k] for k in ("status", "message", "first_line", "line")}
+                          | {"path": path})
+        for child in node["children"]:
+            walk(child, path)
+
+    for node in roots:
+        walk(node, [])
+    return leaves
+
+
+# --- judging one cell --------------------------------------------------------
+
+def read_status(path):
+    status = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.rstrip("\n").partition("=")
+                status[key] = value
+    except FileNotFoundError:
+        status = {"result": "error", "reason": "the expect driver wrote no status"}
+    return status
+
+
+def quote(lines, i, before=5, after=15):
+    lo, hi = max(0, i - before), min(len(lines), i + after + 1)
+    return "\n".join(lines[lo:hi])
+
+
+def judge_cell(cell, lines, status):
+    """The list of test results of one cell."""
+    expect = cell["expect"]
+    tests = []
+
+    def add(path, result, message="", context=""):
+        tests.append({"path": path, "status": result, "message": message,
+                      "context": context})
+
+    ktap = parse_ktap(lines)
+
+    # Reports a KUnit case provokes on purpose are exempt, in its own region.
+    allowed = []
+    for want in expect.get("report", "").split():
+        region = [r for r in ktap if ".".join(r["path"]) == want]
+        if not region:
+            add("report." + want, "MISS", f"the case {want} that should provoke a "
+                "report never reported")
+            continue
+        r = region[0]
+        span = range(r["first_line"], r["line"] + 1)
+        if any(FATAL.search(lines[i]) for i in span):
+            allowed.append(span)
+            add("report." + want, "PASS", "the provoked report was printed")
+        else:
+            add("report." + want, "FAIL", f"{want} printed no report")
+
+    def exempt(i):
+        return any(i in span for span in allowed)
+
+    fatal = [i for i, line in enumerate(lines) if FATAL.search(line) and not exempt(i)]
+    if fatal:
+        i = fatal[0]
+        add("boot", "FAIL", f"kernel reported: {lines[i].strip()}", quote(lines, i))
+    elif status.get("result") != "pass":
+        tail = len(lines) - 1
+        add("boot", "FAIL", status.get("reason") or status.get("result", "unknown"),
+            quote(lines, tail, before=15, after=0))
+    else:
+        add("boot", "PASS", f"guest reached its end marker in {status.get('seconds', '?')} s")
+
+    want = expect.get("policy")
+    if want is not None:
+        add("policy", *judge_policy(want, lines))
+    if "error" in expect:
+        add("rejects_bad_value", *judge_reject(expect["error"], lines))
+    elif any(REJECT_LINE.search(line) for line in lines):
+        line = next(line for line in lines if REJECT_LINE.search(line))
+        add("rejects_bad_value", "FAIL", f"a valid command line was rejected: {line.strip()}")
+
+    booted = status.get("result") == "pass"
+    for spec in cell["tests"]:
+        kind, _, name = spec.partition(":")
+        if kind == "kunit":
+            root = [name]
+        elif kind == "guest":
+            root = ["guest", name]
+        else:
+            add(spec, "ERROR", f"unknown test kind {kind!r} in the matrix")
+            continue
+        found = [r for r in ktap if r["path"][:len(root)] == root]
+        if not found:
+            why = "never reported" + ("" if booted else " (the guest did not finish)")
+            add(kind + "." + name, "MISS", f"{spec} {why}")
+        for r in found:
+            path = kind + "." + ".".join(r["path"][len(root) - 1:])
+            context = quote(lines, r["line"], before=20, after=0) if r["status"] == "FAIL" else ""
+            add(path, r["status"], r["message"], context)
+    return tests
+
+
+def judge_policy(want, lines):
+    booted = [m.group("policy") for m in map(BOOT_LINE.search, lines) if m]
+    reported = [m.group("policy") for m in map(REPORTED.match, lines) if m]
+    got = reported[-1] if reported else None
+    if want == "none":
+        if booted:
+            return "FAIL", f"expected no sanitize_mem, the kernel says policy={booted[0]}"
+        if got != "none":
+            return "FAIL", f"expected no /sys/kernel/mm/sanitize, guest reported {got!r}"
+        return "PASS", "no sanitize_mem in this kernel"
+    if len(booted) != 1:
+        return "FAIL", f"expected one 'sanitize_mem: policy=' boot line, found {len(booted)}"
+    if booted[0] != want:
+        return "FAIL", f"boot line says policy={booted[0]}, expected {want}"
+    if got != want:
+        return "FAIL", f"/sys/kernel/mm/sanitize/policy says {got!r}, expected {want!r}"
+    return "PASS", f"policy={want} in the boot line and in sysfs"
+
+
+def judge_reject(value, lines):
+    for line in lines:
+        m = REJECT_LINE.search(line)
+        if m and m.group("value") == value:
+            if "full" not in line:
+                return "FAIL", f"the rejection does not say full is applied: {line.strip()}"
+            return "PASS", f"rejected {value!r} and applied full"
+    return "FAIL", f'no \'sanitize_mem: invalid value "{value}"\' line'
+
+
+def cmd_cell(args):
+    cells = read_matrix(args.matrix)
+    cell = find_cell(cells, args.cell)
+    log = os.path.join(args.dir, "console.log")
+    try:
+        with open(log, encoding="utf-8", errors="replace", newline="") as f:
+            lines = clean_lines(f.read())
+    except FileNotFoundError:
+        lines = []
+    status = read_status(os.path.join(args.dir, "status"))
+    tests = judge_cell(cell, lines, status)
+    meta = {}
+    for key in ("cmdline", "qemu-version", "accel"):
+        try:
+            with open(os.path.join(args.dir, key), encoding="utf-8") as f:
+                meta[key] = f.read().strip()
+        except FileNotFoundError:
+            meta[key] = ""
+    result = {
+        "cell": cell["cell"],
+        "kernel": cell["kernel"],
+        "args": cell["args"],
+        "expect": cell["expect"],
+        "seconds": status.get("seconds"),
+        "log": os.path.relpath(log, args.root) if args.root else log,
+        "config": os.path.join(os.path.dirname(os.path.relpath(log, args.root)
+                                               if args.root else log), "config"),
+        **meta,
+        "tests": tests,
+    }
+    with open(os.path.join(args.dir, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
+    verdict = "PASS" if not bad else "FAIL"
+    line = f"cell {cell['cell']}: {verdict} ({len(tests) - len(bad)}/{len(tests)} tests, " \
+           f"{status.get('seconds', '?')} s)"
+    if bad:
+        line += f" first problem: {bad[0]['path']}: {bad[0]['message']}"
+    print(line, flush=True)
+    for t in bad[:1]:
+        if t["context"]:
+            print("    | " + t["context"].replace("\n", "\n    | "))
+    return 0
+
+
+# --- the whole run -----------------------------------------------------------
+
+def load_results(root):
+    results = []
+    for entry in sorted(os.listdir(root)):
+        path = os.path.join(root, entry, "result.json")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                results.append(json.load(f))
+    return results
+
+
+def kcidb_tests(results):
+    """Our results as KCIDB I/O schema test objects (one per leaf test)."""
+    out = []
+    for r in results:
+        for t in r["tests"]:
+            out.append({
+                "id": f"{ORIGIN}:{r['cell']}:{t['path']}",
+                "build_id": f"{ORIGIN}:{r['kernel']}",
+                "origin": ORIGIN,
+                "path": f"{r['cell']}.{t['path']}",
+                "status": t["status"],
+                "log_url": r.get("log", ""),
+                "environment": {
+                    "comment": f"QEMU x86_64 ({r.get('accel') or 'tcg'})",
+                    "misc": {"qemu": r.get("qemu-version", "")},
+                },
+                "misc": {
+                    "cell": r["cell"],
+                    "kernel": r["kernel"],
+                    "boot_args": r.get("cmdline", ""),
+                    "config": r.get("config", ""),
+                    "message": t["message"],
+                },
+            })
+    return out
+
+
+def junit(results):
+    suites = ET.Element("testsuites", name=ORIGIN)
+    for r in results:
+        suite = ET.SubElement(suites, "testsuite", name=r["cell"],
+                              tests=str(len(r["tests"])))
+        counts = {"failures": 0, "errors": 0, "skipped": 0}
+        for t in r["tests"]:
+            case = ET.SubElement(suite, "testcase", classname=f"{ORIGIN}.{r['cell']}",
+                                 name=t["path"])
+            if t["status"] == "FAIL":
+                counts["failures"] += 1
+                el = ET.SubElement(case, "failure", message=t["message"])
+                el.text = t.get("context", "")
+            elif t["status"] in ("ERROR", "MISS"):
+                counts["errors"] += 1
+                ET.SubElement(case, "error", message=f"{t['status']}: {t['message']}")
+            elif t["status"] == "SKIP":
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=t["message"])
+        for k, v in counts.items():
+            suite.set(k, str(v))
+        out = ET.SubElement(suite, "system-out")
+        out.text = f"log: {r.get('log', '')}\ncmdline: {r.get('cmdline', '')}\n"
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+def cmd_summary(args):
+    results = load_results(args.results)
+    # A cell that left no result.json is an error, not something to forget.
+    if args.matrix:
+        have = {r["cell"] for r in results}
+        for c in read_matrix(args.matrix):
+            if c["cell"] not in have:
+                results.append({"cell": c["cell"], "kernel": c["kernel"], "args": c["args"],
+                                "tests": [{"path": "harness", "status": "ERROR",
+                                           "message": "the cell produced no result",
+                                           "context": ""}]})
+    if not results:
+        print(f"no results under {args.results}", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    rows = []
+    totals = {"PASS": 0, "FAIL": 0, "ERROR": 0, "MISS": 0, "SKIP": 0}
+    problems = []
+    for r in results:
+        c = {k: 0 for k in totals}
+        for t in r["tests"]:
+            c[t["status"]] += 1
+            totals[t["status"]] += 1
+            if t["status"] in ("FAIL", "ERROR", "MISS"):
+                problems.append(f"{r['cell']}.{t['path']}: {t['status']}: {t['message']}")
+        verdict = "FAIL" if c["FAIL"] + c["ERROR"] + c["MISS"] else "PASS"
+        rows.append((r["cell"], r.get("kernel", ""), r.get("args", "") or "-",
+                     verdict, c["PASS"], c["FAIL"] + c["ERROR"] + c["MISS"], c["SKIP"],
+                     r.get("seconds") or "-"))
+    head = ("cell", "kernel", "args", "result", "pass", "fail", "skip", "secs")
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    fmt = "  ".join(f"{{:{w}}}" for w in widths)
+    text = [fmt.format(*head), fmt.format(*("-" * w for w in widths))]
+    text += [fmt.format(*map(str, row)) for row in rows]
+    if problems:
+        text += ["", "Problems:"] + ["  " + p for p in problems]
+    if totals["SKIP"]:
+        text += ["", f"{totals['SKIP']} skipped (reported as SKIP by the test, not passed)"]
+    passed = totals["PASS"]
+    failed = totals["FAIL"] + totals["ERROR"] + totals["MISS"]
+    text += ["", f"{passed} passed, {failed} failed"]
+    os.makedirs(args.results, exist_ok=True)
+    with open(os.path.join(args.results, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(text) + "\n")
+    with open(os.path.join(args.results, "results.json"), "w", encoding="utf-8") as f:
+        json.dump({"version": {"major": 4, "minor": 0}, "tests": kcidb_tests(results)},
+                  f, indent=2)
+        f.write("\n")
+    with open(os.path.join(args.results, "junit.xml"), "w", encoding="utf-8") as f:
+        f.write(junit(results) + "\n")
+    print("\n".join(text))
+    return 1 if failed else 0
+
+
+def cmd_cells(args):
+    """Cell names, for the Makefile (optionally only those of one kernel)."""
+    for c in read_matrix(args.matrix):
+        if not args.kernel or c["kernel"] == args.kernel:
+            print(c["cell"])
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("cell", help="judge one cell")
+    c.add_argument("--matrix", required=True)
+    c.add_argument("--cell", required=True)
+    c.add_argument("--dir", required=True, help="the cell's result directory")
+    c.add_argument("--root", help="paths in result.json are relative to this")
+    c.set_defaults(func=cmd_cell)
+    s = sub.add_parser("summary", help="collect all results")
+    s.add_argument("--results", required=True)
+    s.add_argument("--matrix", help="report cells of this matrix that left no result")
+    s.set_defaults(func=cmd_summary)
+    n = sub.add_parser("cells", help="list the cells of a matrix")
+    n.add_argument("--matrix", required=True)
+    n.add_argument("--kernel")
+    n.set_defaults(func=cmd_cells)
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Boot one cell of a matrix and judge it.
+#
+# usage: run-cell.sh MATRIX CELL RESULTS_DIR
+# environment (set by the Makefile): KERNEL_vanilla, KERNEL_patched (paths
+# to bzImage), CONFIG_vanilla, CONFIG_patched, INITRD, ACCEL, TIMEOUT,
+# RAMDIR (where guest RAM files live while a guest runs), SCAN_HOOK.
+#
+# Writes RESULTS_DIR/CELL/{console.log,status,cmdline,config,qemu-version,
+# accel,result.json} and prints one line with the verdict.  Exits non-zero
+# only if the harness itself could not run; a failing cell is a result.
+set -eu
+
+matrix=$1 cell=$2 results=$3
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+
+row=$(awk -F'|' -v c="$cell" '
+	/^[[:space:]]*#/ { next }
+	{ n = $1; gsub(/^[ \t]+|[ \t]+$/, "", n) }
+	n == c { print; found = 1 }
+	END { if (!found) exit 1 }' "$matrix") || {
+	echo "run-cell: no cell named '$cell' in $matrix" >&2
+	exit 2
+}
+field() {
+	echo "$row" | awk -F'|' -v i="$1" '{ f = $i; gsub(/^[ \t]+|[ \t]+$/, "", f); print f }'
+}
+kernel=$(field 2)
+args=$(field 3)
+tests=$(field 4)
+expect=$(field 5)
+
+case "$kernel" in
+vanilla) image=${KERNEL_vanilla:?} config=${CONFIG_vanilla:?} ;;
+patched) image=${KERNEL_patched:?} config=${CONFIG_patched:?} ;;
+*) echo "run-cell: cell $cell: unknown kernel '$kernel'" >&2; exit 2 ;;
+esac
+
+budget=${TIMEOUT:-300}
+case "$expect" in
+*timeout=*) budget=$(echo "$expect" | sed 's/.*timeout=\([0-9]*\).*/\1/') ;;
+esac
+
+guest_tests=$(for t in $tests; do case "$t" in guest:*) printf '%s,' "${t#guest:}" ;; esac; done)
+guest_tests=${guest_tests%,}
+
+# panic=-1 and oops=panic turn any crash into an immediate exit of QEMU
+# (-no-reboot); the end marker, not QEMU's exit status, says it went well.
+cmdline="console=ttyS0 panic=-1 oops=panic"
+[ -n "$guest_tests" ] && cmdline="$cmdline harness.tests=$guest_tests"
+[ -n "$args" ] && cmdline="$cmdline $args"
+
+dir=$results/$cell
+rm -rf "$dir"
+mkdir -p "$dir" "${RAMDIR:?}"
+echo "$cmdline" > "$dir/cmdline"
+cp "$config" "$dir/config"
+qemu-system-x86_64 --version | head -n 1 > "$dir/qemu-version"
+echo "${ACCEL:-tcg}" > "$dir/accel"
+
+echo "cell $cell: booting $kernel kernel, args: ${args:-(none)}" >&2
+ramfile=$RAMDIR/$cell.ram
+export RAMFILE="$ramfile" CELL="$cell" CELL_DIR="$dir"
+expect -f "$here/run-cell.exp" "$dir/console.log" "$dir/status" "$budget" \
+	"$top/qemu-boot/run-qemu.sh" "$image" "${INITRD:?}" "$ramfile" "$cmdline" \
+	</dev/null
+[ -n "${KEEP_RAM:-}" ] || rm -f "$ramfile"
+
+python3 "$here/results.py" cell --matrix "$matrix" --cell "$cell" --dir "$dir" \
+	--root "$(dirname "$results")"
