@@ -47,6 +47,7 @@ KERNEL_vanilla := $(OBJ)/vanilla/arch/x86/boot/bzImage
 KERNEL_patched := $(OBJ)/patched/arch/x86/boot/bzImage
 
 INITRD := $(B)/initramfs.cpio
+RAMSCAN := $(B)/tools/ramscan
 # Guest tests: static C programs and busybox shell scripts, installed in the
 # initramfs under their name without extension.
 GUEST_PROGRAMS := $(patsubst tests/guest/%.c,$(B)/guest/%,$(wildcard tests/guest/*.c)) \
@@ -58,11 +59,12 @@ CELLS = $(shell python3 tests/results.py cells --matrix $(MATRIX))
 # What every cell run needs to know, passed to tests/run-cell.sh.
 CELL_ENV = KERNEL_vanilla=$(KERNEL_vanilla) KERNEL_patched=$(KERNEL_patched) \
 	CONFIG_vanilla=$(OBJ)/vanilla/.config CONFIG_patched=$(OBJ)/patched/.config \
-	INITRD=$(INITRD) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) \
+	INITRD=$(INITRD) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) RAMSCAN=$(RAMSCAN) \
 	ACCEL=$$(cat $(B)/accel)
 
-.PHONY: all check deps trees kernel initramfs accel matrix boot cell \
-	harness-tests refresh clean distclean help summary reset-results
+.PHONY: all check deps trees pristine kernel initramfs accel matrix boot cell \
+	harness-tests scanner-tests lifetime fastpath lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
+	reset-results
 
 all: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
@@ -73,6 +75,9 @@ check: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory matrix; \
 	$(MAKE) --no-print-directory harness-tests; \
+	$(MAKE) --no-print-directory scanner-tests; \
+	$(MAKE) --no-print-directory fastpath; \
+	$(MAKE) --no-print-directory lava-smoke; \
 	$(MAKE) --no-print-directory summary
 
 help:
@@ -85,11 +90,18 @@ help:
 	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
 	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
 	@echo 'make cell CELL=name  boot one cell and judge it'
+	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
+	@echo '                     their table build/results/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=patched|vanilla]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
+	@echo 'make fastpath        compare the free fast paths of both kernels (keys off)'
 	@echo 'make harness-tests   test the harness itself: its parser on saved logs, and'
 	@echo '                     cells that hang, panic or warn on purpose'
+	@echo 'make lava-jobs       one LAVA job definition per cell, in build/lava/jobs/'
+	@echo 'make lava-smoke      run one generated job with lava-run (LAVA_CELL=vanilla)'
 	@echo 'make refresh         write the commits of build/src/linux-patched to src-patches/'
+	@echo 'make series-check    apply the series patch by patch: checkpatch --strict + build each'
+	@echo 'make mbox            the series and a cover letter as build/results/sanitize_mem.mbox'
 	@echo 'make clean           remove build outputs and results (keeps trees and ccache)'
 	@echo 'make distclean       remove build/ entirely'
 	@echo 'Variables: JOBS, TIMEOUT (s per cell), MATRIX, ACCEL=tcg|kvm (skip the probe)'
@@ -115,8 +127,21 @@ deps:
 trees: deps
 	@src-patches/trees.sh patched
 
-kernel: trees
-	@for f in $(FLAVOURS); do \
+# The pristine tree alone (the initramfs needs its usr/gen_init_cpio.c and
+# must not re-apply the series under a running kernel build).
+pristine: deps
+	@src-patches/trees.sh pristine
+
+# One kernel build at a time: two makes building into the same object
+# directory corrupt each other's dependency files.
+kernel: deps
+	@mkdir -p $(STAMP); exec 9>$(STAMP)/kernel.lock; \
+	if ! flock -n 9; then \
+		echo "kernel: another make is building the kernels, waiting for it"; \
+		flock -w 3600 9 || { echo "kernel: gave up waiting for the other build" >&2; exit 1; }; \
+	fi; \
+	src-patches/trees.sh patched || exit 1; \
+	for f in $(FLAVOURS); do \
 		case $$f in vanilla) tree=$(TREE_vanilla); frags="$(FRAGMENTS_vanilla)";; \
 		            patched) tree=$(TREE_patched); frags="$(FRAGMENTS_patched)";; esac; \
 		Kconfig-fragments/configure.sh $$tree $(OBJ)/$$f \
@@ -132,7 +157,7 @@ kernel: trees
 
 # --- initramfs ----------------------------------------------------------------
 
-$(B)/tools/gen_init_cpio: | trees
+$(B)/tools/gen_init_cpio: | pristine
 	@mkdir -p $(@D)
 	gcc -O2 -o $@ $(PRISTINE)/usr/gen_init_cpio.c
 
@@ -150,7 +175,12 @@ $(INITRD): qemu-boot/init qemu-boot/mkinitramfs.sh $(GUEST_PROGRAMS) $(B)/tools/
 	mv $@.tmp $@
 
 initramfs: deps
-	@$(MAKE) --no-print-directory $(INITRD)
+	@$(MAKE) --no-print-directory $(INITRD) $(RAMSCAN)
+
+# The host's view of guest RAM: counts each secret's copies in the RAM file.
+$(RAMSCAN): tests/scan/ramscan.c tests/guest/secrets.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -Itests/guest -o $@ $<
 
 # KVM only where a short probe boot proves it works; ACCEL= overrides.
 accel: kernel initramfs
@@ -173,13 +203,22 @@ matrix:
 run-cell-%:
 	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $* $(RESULTS)
 
+# The attacker's view alone: the cells that scan guest RAM, and their table.
+lifetime: kernel initramfs accel
+	@$(MAKE) --no-print-directory reset-results
+	@$(MAKE) --no-print-directory matrix \
+		CELLS="$$(python3 tests/results.py cells --matrix $(MATRIX) --test guest:lifetime)"; \
+	$(MAKE) --no-print-directory summary SUMMARY_MATRIX=
+	@echo "lifetime: build/results/lifetime.md"
+
 cell: kernel initramfs accel
 	@[ -n "$(CELL)" ] || { echo "usage: make cell CELL=name (one of: $(CELLS))" >&2; exit 2; }
 	@mkdir -p $(RESULTS)
 	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $(CELL) $(RESULTS)
 
+SUMMARY_MATRIX = $(MATRIX)
 summary:
-	@python3 tests/results.py summary --results $(RESULTS) --matrix $(MATRIX)
+	@python3 tests/results.py summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX))
 
 POLICY ?= full
 KERNEL ?= patched
@@ -201,10 +240,54 @@ harness-tests: kernel initramfs accel
 	@python3 tests/harness/test_harness.py --cells $(HARNESS_CELLS) \
 		--matrix tests/harness/broken.matrix --out $(RESULTS)/harness
 
+# The RAM scanner on files with a known number of copies, without a guest.
+scanner-tests: initramfs
+	@mkdir -p $(RESULTS)/scanner
+	@RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh \
+		> $(RESULTS)/scanner/ktap.log 2>&1; \
+	python3 tests/results.py ktap --name scanner --log $(RESULTS)/scanner/ktap.log \
+		--out $(RESULTS)/scanner
+
+# --- cost when disabled -----------------------------------------------------
+
+# The free fast paths of the patched kernel with every key off must gain
+# nothing over vanilla but jump-label NOPs: no call, no memory access.
+FASTPATH_FUNCTIONS := kfree kmem_cache_free free_unref_page __free_pages
+fastpath: kernel
+	@python3 tests/fastpath.py $(OBJ)/vanilla/vmlinux $(OBJ)/patched/vmlinux \
+		$(RESULTS)/fastpath $(FASTPATH_FUNCTIONS)
+
+# --- test farms ---------------------------------------------------------------
+
+# One LAVA job per cell of policy/matrix, and one of them run end to end
+# with the dispatcher's standalone lava-run on this machine.
+lava-jobs:
+	@python3 lava/make-jobs.py --out $(B)/lava/jobs
+
+LAVA_CELL ?= vanilla
+lava-smoke: kernel initramfs
+	@mkdir -p $(RESULTS)/lava
+	@if lava/lava-smoke.sh $(LAVA_CELL); then status=PASS; else status=FAIL; fi; \
+	printf '{"cell": "lava", "kernel": "vanilla", "args": "", "log": "%s",\n "tests": [{"path": "smoke.%s", "status": "%s", "message": "lava-run of the generated job for cell %s (build/lava/out/%s/results.txt)", "context": ""}]}\n' \
+		../lava/out/$(LAVA_CELL)/console.log $(LAVA_CELL) $$status $(LAVA_CELL) $(LAVA_CELL) \
+		> $(RESULTS)/lava/result.json; \
+	[ $$status = PASS ]
+
 # --- patches ----------------------------------------------------------------------
 
 refresh:
 	@src-patches/trees.sh refresh
+
+# Bisectability: every patch applies, passes checkpatch --strict and builds.
+series-check: trees
+	@OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
+		FRAGMENTS="$(addprefix $(TOP)/Kconfig-fragments/,$(FRAGMENTS_patched))" \
+		src-patches/series-check.sh
+
+# The series as one mbox with a cover letter, for git send-email.
+mbox: trees
+	@mkdir -p $(RESULTS)
+	@RESULTS=$(RESULTS) src-patches/mbox.sh $(RESULTS)/sanitize_mem.mbox
 
 # --- cleaning -----------------------------------------------------------------------
 

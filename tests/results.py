@@ -101,6 +101,69 @@ def find_cell(cells, name):
     raise SystemExit(f"no cell named {name!r} in the matrix")
 
 
+# --- the attacker's view: secrets left in guest RAM --------------------------
+
+def read_lifetime(path):
+    """policy/lifetime: {cell: {channel: "0" | "found" | "-"}}."""
+    table, cells = {}, None
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if line.lstrip().startswith("#") or not line.strip():
+                continue
+            words = line.split()
+            if cells is None:
+                if words[0] != "channel":
+                    raise SystemExit(f"{path}:{lineno}: the first row must name the cells")
+                cells = words[1:]
+                table = {c: {} for c in cells}
+                continue
+            if len(words) != len(cells) + 1:
+                raise SystemExit(f"{path}:{lineno}: {len(words) - 1} values for "
+                                 f"{len(cells)} cells")
+            for c, want in zip(cells, words[1:]):
+                if want not in ("0", "found", "-"):
+                    raise SystemExit(f"{path}:{lineno}: {want!r} is not 0, found or -")
+                table[c][words[0]] = want
+    return table
+
+
+def copies(counts):
+    """Copies of a secret: a half is a leak too (keys are the first half)."""
+    return max(counts.get("head", 0), counts.get("tail", 0), counts.get("full", 0))
+
+
+def judge_lifetime(cell, cell_dir, expectations):
+    path = os.path.join(cell_dir, "lifetime.json")
+    if not os.path.isfile(path):
+        return [("lifetime", "MISS", "the guest never asked for a RAM scan "
+                 "(no lifetime.json)", "")]
+    with open(path, encoding="utf-8") as f:
+        scan = json.load(f)["channels"]
+    want = expectations.get(cell["cell"])
+    if want is None:
+        return [("lifetime", "ERROR", f"policy/lifetime has no column for {cell['cell']}", "")]
+    out = []
+    for channel, counts in scan.items():
+        n = copies(counts)
+        expected = want.get(channel)
+        detail = f"{n} copies (full {counts.get('full', 0)}, head {counts.get('head', 0)}, " \
+                 f"tail {counts.get('tail', 0)})"
+        if expected is None:
+            out.append((f"lifetime.{channel}", "ERROR",
+                        f"{detail}; policy/lifetime has no row for {channel}", ""))
+        elif expected == "-":
+            out.append((f"lifetime.{channel}", "SKIP", f"{detail}; not asserted here", ""))
+        elif expected == "0":
+            out.append((f"lifetime.{channel}", "PASS" if n == 0 else "FAIL",
+                        f"{detail}, expected none", ""))
+        else:
+            out.append((f"lifetime.{channel}", "PASS" if n > 0 else "FAIL",
+                        f"{detail}, expected the secret to be found", ""))
+    for channel in sorted(set(want) - set(scan)):
+        out.append((f"lifetime.{channel}", "MISS", "the scan did not count this channel", ""))
+    return out
+
+
 # --- KTAP --------------------------------------------------------------------
 
 def parse_ktap(lines):
@@ -183,7 +246,7 @@ def quote(lines, i, before=5, after=15):
     return "\n".join(lines[lo:hi])
 
 
-def judge_cell(cell, lines, status):
+def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
     """The list of test results of one cell."""
     expect = cell["expect"]
     tests = []
@@ -228,12 +291,15 @@ def judge_cell(cell, lines, status):
     if want is not None:
         add("policy", *judge_policy(want, lines))
     if "error" in expect:
-        add("rejects_bad_value", *judge_reject(expect["error"], lines))
+        add("invalid_value", *judge_reject(expect["error"], lines))
     elif any(REJECT_LINE.search(line) for line in lines):
         line = next(line for line in lines if REJECT_LINE.search(line))
-        add("rejects_bad_value", "FAIL", f"a valid command line was rejected: {line.strip()}")
+        add("invalid_value", "FAIL", f"a valid command line was rejected: {line.strip()}")
 
     booted = status.get("result") == "pass"
+    if "guest:lifetime" in cell["tests"] and cell_dir is not None:
+        for path, result, message, context in judge_lifetime(cell, cell_dir, lifetime or {}):
+            add(path, result, message, context)
     for spec in cell["tests"]:
         kind, _, name = spec.partition(":")
         if kind == "kunit":
@@ -293,7 +359,8 @@ def cmd_cell(args):
     except FileNotFoundError:
         lines = []
     status = read_status(os.path.join(args.dir, "status"))
-    tests = judge_cell(cell, lines, status)
+    lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
+    tests = judge_cell(cell, lines, status, args.dir, lifetime)
     meta = {}
     for key in ("cmdline", "qemu-version", "accel"):
         try:
@@ -395,6 +462,45 @@ def junit(results):
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
+def lifetime_report(root, results):
+    """build/results/lifetime.{md,json}: copies per channel and cell."""
+    scans = {}
+    for r in results:
+        path = os.path.join(root, r["cell"], "lifetime.json")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                scans[r["cell"]] = json.load(f)["channels"]
+    if not scans:
+        return
+    verdicts = {(r["cell"], t["path"][len("lifetime."):]): t["status"]
+                for r in results for t in r["tests"] if t["path"].startswith("lifetime.")}
+    cells = list(scans)
+    channels = []
+    for c in cells:
+        channels += [ch for ch in scans[c] if ch not in channels]
+    mark = {"PASS": "", "FAIL": " ✗", "SKIP": " (n/a)", "ERROR": " ?", "MISS": " ?"}
+    head = "| channel | " + " | ".join(cells) + " |"
+    rows = [head, "|" + "---|" * (len(cells) + 1)]
+    for ch in channels:
+        vals = []
+        for c in cells:
+            counts = scans[c].get(ch)
+            vals.append("–" if counts is None else
+                        f"{copies(counts)}{mark.get(verdicts.get((c, ch), 'PASS'), '')}")
+        rows.append(f"| {ch} | " + " | ".join(vals) + " |")
+    text = ["# Secrets left in guest RAM after release", "",
+            "Copies of each channel's secret (the larger of its two halves' counts) found "
+            "by the host in the guest's RAM file after the guest released them; "
+            "✗ marks a count that breaks policy/lifetime. Produced by `make lifetime` "
+            "and `make check`.", ""] + rows
+    with open(os.path.join(root, "lifetime.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(text) + "\n")
+    with open(os.path.join(root, "lifetime.json"), "w", encoding="utf-8") as f:
+        json.dump({"cells": scans, "verdicts": {f"{c}.{ch}": v for (c, ch), v in
+                                                verdicts.items()}}, f, indent=2)
+        f.write("\n")
+
+
 def cmd_summary(args):
     results = load_results(args.results)
     # A cell that left no result.json is an error, not something to forget.
@@ -445,15 +551,40 @@ def cmd_summary(args):
         f.write("\n")
     with open(os.path.join(args.results, "junit.xml"), "w", encoding="utf-8") as f:
         f.write(junit(results) + "\n")
+    lifetime_report(args.results, results)
     print("\n".join(text))
     return 1 if failed else 0
+
+
+def cmd_ktap(args):
+    """A host-side test's KTAP output (a file) as a result.json, so host
+    tests are counted with the cells; no output at all is a MISS."""
+    with open(args.log, encoding="utf-8", errors="replace", newline="") as f:
+        found = parse_ktap(clean_lines(f.read()))
+    tests = [{"path": ".".join(r["path"]), "status": r["status"], "message": r["message"],
+              "context": ""} for r in found]
+    if not tests:
+        tests = [{"path": "ktap", "status": "MISS", "message": f"no KTAP in {args.log}",
+                  "context": ""}]
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
+        json.dump({"cell": args.name, "kernel": "host", "args": "",
+                   "log": os.path.relpath(args.log, os.path.dirname(args.out)),
+                   "tests": tests}, f, indent=2)
+        f.write("\n")
+    bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
+    print(f"{args.name}: {len(tests) - len(bad)}/{len(tests)} passed")
+    return 1 if bad else 0
 
 
 def cmd_cells(args):
     """Cell names, for the Makefile (optionally only those of one kernel)."""
     for c in read_matrix(args.matrix):
-        if not args.kernel or c["kernel"] == args.kernel:
-            print(c["cell"])
+        if args.kernel and c["kernel"] != args.kernel:
+            continue
+        if args.test and args.test not in c["tests"]:
+            continue
+        print(c["cell"])
     return 0
 
 
@@ -465,14 +596,22 @@ def main(argv=None):
     c.add_argument("--cell", required=True)
     c.add_argument("--dir", required=True, help="the cell's result directory")
     c.add_argument("--root", help="paths in result.json are relative to this")
+    c.add_argument("--lifetime", default="policy/lifetime",
+                   help="what each channel must show per cell")
     c.set_defaults(func=cmd_cell)
     s = sub.add_parser("summary", help="collect all results")
     s.add_argument("--results", required=True)
     s.add_argument("--matrix", help="report cells of this matrix that left no result")
     s.set_defaults(func=cmd_summary)
+    k = sub.add_parser("ktap", help="a host test's KTAP output as a result")
+    k.add_argument("--name", required=True)
+    k.add_argument("--log", required=True)
+    k.add_argument("--out", required=True)
+    k.set_defaults(func=cmd_ktap)
     n = sub.add_parser("cells", help="list the cells of a matrix")
     n.add_argument("--matrix", required=True)
-    n.add_argument("--kernel")
+    n.add_argument("--kernel", help="only cells of this kernel")
+    n.add_argument("--test", help="only cells that run this test (e.g. guest:lifetime)")
     n.set_defaults(func=cmd_cells)
     args = p.parse_args(argv)
     return args.func(args)

@@ -4,7 +4,8 @@
 # usage: run-cell.sh MATRIX CELL RESULTS_DIR
 # environment (set by the Makefile): KERNEL_vanilla, KERNEL_patched (paths
 # to bzImage), CONFIG_vanilla, CONFIG_patched, INITRD, ACCEL, TIMEOUT,
-# RAMDIR (where guest RAM files live while a guest runs), SCAN_HOOK.
+# RAMDIR (where guest RAM files live while a guest runs), RAMSCAN (the
+# host's RAM scanner, for cells whose guest asks for a scan).
 #
 # Writes RESULTS_DIR/CELL/{console.log,status,cmdline,config,qemu-version,
 # accel,result.json} and prints one line with the verdict.  Exits non-zero
@@ -62,6 +63,7 @@ echo "${ACCEL:-tcg}" > "$dir/accel"
 echo "cell $cell: booting $kernel kernel, args: ${args:-(none)}" >&2
 ramfile=$RAMDIR/$cell.ram
 export RAMFILE="$ramfile" CELL="$cell" CELL_DIR="$dir"
+export SECRET_HOOK="$here/scan/secret-hook.sh" CHANNELS="$here/scan/channels"
 expect -f "$here/run-cell.exp" "$dir/console.log" "$dir/status" "$budget" \
 	"$top/qemu-boot/run-qemu.sh" "$image" "${INITRD:?}" "$ramfile" "$cmdline" \
 	</dev/null

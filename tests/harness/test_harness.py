@@ -122,15 +122,15 @@ class JudgeTest(unittest.TestCase):
     def test_bad_value_rejected(self):
         c = cell("", 'policy=full error="pages,nope"')
         t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
-        self.assertEqual(t["rejects_bad_value"]["status"], "PASS")
+        self.assertEqual(t["invalid_value"]["status"], "PASS")
         self.assertEqual(t["policy"]["status"], "PASS")
         c = cell("", 'policy=full error="bogus"')
         t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
-        self.assertEqual(t["rejects_bad_value"]["status"], "FAIL")
+        self.assertEqual(t["invalid_value"]["status"], "FAIL")
 
     def test_unexpected_rejection_fails(self):
         t = by_path(results.judge_cell(cell("", "policy=full"), log("bad-value.log"), PASSED))
-        self.assertEqual(t["rejects_bad_value"]["status"], "FAIL")
+        self.assertEqual(t["invalid_value"]["status"], "FAIL")
 
     def test_expect_parsing(self):
         e = results.parse_expect('policy=full error="" timeout=45', "x")

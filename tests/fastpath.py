@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""What a disabled sanitize_mem costs on the free fast paths, read from the
+machine code.
+
+For each function, the instructions that can run while every static key is
+in its initial state (sanitize_mem=off, init_on_free off) are those
+reachable from the entry when a jump-label site is taken as what the
+compiler emitted: a NOP falls through, so the out-of-line block behind a
+disabled key is unreachable, while both directions of every ordinary
+conditional branch are followed.  That reachable code of the patched kernel
+is compared with the vanilla kernel's: it may gain jump-label NOPs, but no
+call, no instruction touching memory and no other instruction.
+
+usage: fastpath.py VANILLA_VMLINUX PATCHED_VMLINUX OUTDIR FUNCTION...
+Writes OUTDIR/<function>.{vanilla,patched}.s (the reachable code),
+OUTDIR/<function>.diff, and OUTDIR/result.json (one test per function).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import difflib
+
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
+TARGET = re.compile(r"\b([0-9a-f]{16}) <([^>+]+)(?:\+0x([0-9a-f]+))?>")
+UNCONDITIONAL_END = ("ret", "jmp", "ud2", "int3", "hlt")
+
+
+def disassemble(vmlinux, function):
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--disassemble={function}",
+                          vmlinux], capture_output=True, text=True, check=True).stdout
+    insns = []
+    for line in out.splitlines():
+        m = INSN.match(line)
+        if m and m.group(2):
+            insns.append((int(m.group(1), 16), m.group(2)))
+    if not insns:
+        raise SystemExit(f"fastpath: {function} not found in {vmlinux}")
+    return insns
+
+
+def mnemonic(text):
+    words = text.split()
+    # Prefixes such as "lock", "rep", "notrack", "bnd" come before the verb.
+    while words and words[0] in ("lock", "rep", "repz", "repnz", "notrack", "bnd", "cs", "ds"):
+        words = words[1:]
+    return words[0] if words else ""
+
+
+def is_nop(text):
+    m = mnemonic(text)
+    return m.startswith("nop") or text.startswith("xchg   %ax,%ax") or m == "endbr64"
+
+
+def reachable(insns):
+    """Indices of instructions reachable with jump-label NOPs falling through."""
+    index = {addr: i for i, (addr, _) in enumerate(insns)}
+    seen, todo = set(), [0]
+    while todo:
+        i = todo.pop()
+        if i in seen or i >= len(insns):
+            continue
+        seen.add(i)
+        text = insns[i][1]
+        verb = mnemonic(text)
+        target = TARGET.search(text)
+        local = target and int(target.group(1), 16) in index
+        if verb.startswith("j"):
+            if local and "*" not in text:
+                todo.append(index[int(target.group(1), 16)])
+            if verb != "jmp":
+                todo.append(i + 1)
+            continue
+        if verb in UNCONDITIONAL_END or verb.startswith("ret"):
+            continue
+        todo.append(i + 1)
+    return sorted(seen)
+
+
+def normalise(text):
+    """An instruction without addresses or offsets that move between builds."""
+    text = TARGET.sub(lambda m: f"<{m.group(2)}>", text)
+    text = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "(%rip)", text)
+    text = re.sub(r"%gs:-?0x[0-9a-f]+(\(%rip\))?", "%gs:X", text)
+    text = re.sub(r"#.*?<([^>+]+)(\+0x[0-9a-f]+)?>", r"# <\1>", text)
+    text = re.sub(r"# [0-9a-f]+ ", "# ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def profile(code):
+    """Calls by target, memory-touching instructions and all non-NOPs."""
+    calls, memory, other = [], [], []
+    for text in code:
+        if is_nop(text):
+            continue
+        verb = mnemonic(text)
+        if verb.startswith("call"):
+            calls.append(normalise(text))
+        elif "(" in text and verb != "lea" or "%gs:" in text:
+            memory.append(normalise(text))
+        other.append(normalise(text))
+    return calls, memory, other
+
+
+def check(vanilla, patched, outdir, function):
+    v_insns, p_insns = disassemble(vanilla, function), disassemble(patched, function)
+    v_code = [v_insns[i][1] for i in reachable(v_insns)]
+    p_code = [p_insns[i][1] for i in reachable(p_insns)]
+    for name, code in (("vanilla", v_code), ("patched", p_code)):
+        with open(os.path.join(outdir, f"{function}.{name}.s"), "w", encoding="utf-8") as f:
+            f.write("\n".join(code) + "\n")
+    diff = list(difflib.unified_diff([normalise(x) for x in v_code],
+                                     [normalise(x) for x in p_code],
+                                     f"{function} (vanilla)", f"{function} (patched, keys off)",
+                                     lineterm="", n=2))
+    with open(os.path.join(outdir, f"{function}.diff"), "w", encoding="utf-8") as f:
+        f.write("\n".join(diff) + "\n")
+
+    (vc, vm, vo), (pc, pm, po) = profile(v_code), profile(p_code)
+    extra_calls = [c for c in pc if pc.count(c) > vc.count(c)]
+    nops = sum(1 for x in p_code if is_nop(x)) - sum(1 for x in v_code if is_nop(x))
+    facts = (f"reachable with keys off: vanilla {len(vo)} instructions, {len(vc)} calls, "
+             f"{len(vm)} memory accesses; patched {len(po)}, {len(pc)}, {len(pm)}; "
+             f"jump-label/other NOPs {nops:+d}")
+    if extra_calls:
+        return "FAIL", f"{facts}; added calls: {sorted(set(extra_calls))}"
+    if len(pm) > len(vm):
+        return "FAIL", f"{facts}; {len(pm) - len(vm)} added memory accesses (see {function}.diff)"
+    if len(po) > len(vo):
+        return "FAIL", f"{facts}; {len(po) - len(vo)} added instructions (see {function}.diff)"
+    return "PASS", facts
+
+
+def main():
+    if len(sys.argv) < 5:
+        print(__doc__, file=sys.stderr)
+        return 2
+    vanilla, patched, outdir, functions = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    os.makedirs(outdir, exist_ok=True)
+    tests = []
+    for fn in functions:
+        status, message = check(vanilla, patched, outdir, fn)
+        print(f"fastpath: {status} {fn}: {message}")
+        tests.append({"path": f"fastpath.{fn}", "status": status, "message": message,
+                      "context": ""})
+    with open(os.path.join(outdir, "result.json"), "w", encoding="utf-8") as f:
+        json.dump({"cell": "fastpath", "kernel": "patched", "args": "sanitize_mem=off",
+                   "log": os.path.basename(outdir), "tests": tests}, f, indent=2)
+        f.write("\n")
+    return 0 if all(t["status"] == "PASS" for t in tests) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1080 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifetime - the guest half of the attacker's-view test (issue 5).
+ *
+ * Pushes a secret through each channel of tests/scan/channels (one
+ * function per channel, table below), each in a child process that exits
+ * so the release is real, then asks the host to scan guest RAM for them
+ * and prints KTAP about the channels' mechanics (did each one run).  The
+ * copy counts themselves are the host's (tests/scan/ramscan).
+ *
+ * Secrets are derived from a fresh getrandom() seed and the channel's name
+ * (secrets.h), in the child that uses them and only there: the parent
+ * never holds one, and the program never prints one.
+ *
+ * Talking to the host, on the console device (LIFETIME_CONSOLE, default
+ * /dev/console; stdin/stdout if it cannot be opened):
+ *   "HARNESS: TYPE <channel> <seed>"  the host types that channel's
+ *                                     secret followed by "\r" (tty channel)
+ *   "HARNESS: SCAN <seed>"            the host scans RAM, types "scanned\r"
+ *                                     (or "failed\r")
+ * The markers go to the console device directly, not to stdout: the guest
+ * /init pipes stdout through busybox sed, which buffers until the program
+ * exits, and the program cannot wait for an answer to a question the host
+ * has not seen yet.  KTAP goes to stdout.
+ *
+ * usage: lifetime [--list] [--only CH,CH...]
+ * environment: LIFETIME_CONSOLE (console device), LIFETIME_TMP (tmpfs
+ * directory, default /tmp), LIFETIME_TIMEOUT (seconds to wait for the
+ * host's answers, default 120).
+ * Exit status 0 if every channel ran and the host scanned, 1 otherwise,
+ * 2 on usage errors.
+ *
+ * Build: gcc -static -O2 -Wall -Wextra -Werror -Itests/guest lifetime.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_alg.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+
+#include "secrets.h"
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+#define PAGE		4096
+#define COPIES		8	/* copies placed by the page-sized channels */
+#define LINES		4	/* pty lines, AF_ALG plaintext encryptions */
+#define OFFSET		100	/* where a secret sits in its page */
+#define TEXT_LEN	240
+
+/* What a child tells the parent, in memory shared across fork. */
+struct result {
+	int ready;		/* resident child: set up, now sleeping */
+	int ok;
+	char reason[TEXT_LEN];	/* why not ok */
+	char note[TEXT_LEN];	/* what was done, for a KTAP diagnostic */
+};
+
+struct channel {
+	const char *name;
+	/*
+	 * Runs in a child of its own.  Returns 0 if the channel did what it
+	 * should (and then the child exits), or fail()'s -1.  A resident
+	 * channel calls resident() instead of returning when it succeeds.
+	 * NULL: nothing runs in the guest (the "unused" control).
+	 */
+	int (*run)(const struct channel *ch, struct result *r);
+	int resident;		/* its child must be alive during the scan */
+};
+
+static uint64_t seed;
+static char seed_hex[SECRET_SEED_HEX + 1];
+static int cons_in = 0, cons_out = 1;	/* the console device */
+static int timeout_s = 120;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int __attribute__((format(printf, 2, 3))) fail(struct result *r, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+	errno = e;
+	return -1;
+}
+
+#define fail_errno(r, what) fail(r, "%s: %s", what, strerror(errno))
+
+static void __attribute__((format(printf, 2, 3))) note(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->note, sizeof(r->note), fmt, ap);
+	va_end(ap);
+}
+
+/* Keep the compiler from eliding writes to a buffer it thinks is dead. */
+static void touch(const void *p)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
+static void scrub(void *p, size_t n)
+{
+	explicit_bzero(p, n);
+}
+
+/*
+ * Zero the vector registers: a secret that went through memcpy() or a
+ * vectorised loop may sit in one, and the kernel saves them into the
+ * task's FPU state (slab memory) at the next context switch, a copy that
+ * would be blamed on the channel.
+ */
+static void clear_vector_regs(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx512f"))
+		__asm__ volatile(
+			"vpxorq %%xmm16, %%xmm16, %%xmm16\n\t"
+			"vpxorq %%xmm17, %%xmm17, %%xmm17\n\t"
+			"vpxorq %%xmm18, %%xmm18, %%xmm18\n\t"
+			"vpxorq %%xmm19, %%xmm19, %%xmm19\n\t"
+			"vpxorq %%xmm20, %%xmm20, %%xmm20\n\t"
+			"vpxorq %%xmm21, %%xmm21, %%xmm21\n\t"
+			"vpxorq %%xmm22, %%xmm22, %%xmm22\n\t"
+			"vpxorq %%xmm23, %%xmm23, %%xmm23\n\t"
+			"vpxorq %%xmm24, %%xmm24, %%xmm24\n\t"
+			"vpxorq %%xmm25, %%xmm25, %%xmm25\n\t"
+			"vpxorq %%xmm26, %%xmm26, %%xmm26\n\t"
+			"vpxorq %%xmm27, %%xmm27, %%xmm27\n\t"
+			"vpxorq %%xmm28, %%xmm28, %%xmm28\n\t"
+			"vpxorq %%xmm29, %%xmm29, %%xmm29\n\t"
+			"vpxorq %%xmm30, %%xmm30, %%xmm30\n\t"
+			"vpxorq %%xmm31, %%xmm31, %%xmm31\n\t" : : : "memory");
+	if (__builtin_cpu_supports("avx"))
+		__asm__ volatile("vzeroall" : : : "memory", "xmm0", "xmm1", "xmm2",
+				 "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+				 "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	else
+		__asm__ volatile(
+			"pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"
+			"pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+			"pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"
+			"pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
+			"pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"
+			"pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+			"pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"
+			"pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+			: : : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
+			  "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+			  "xmm12", "xmm13", "xmm14", "xmm15");
+#endif
+}
+
+/* Clear the registers and sleep once, so the FPU state saved is zeroes. */
+static void __attribute__((noreturn)) child_exit(int status)
+{
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+	clear_vector_regs();
+	nanosleep(&ts, NULL);
+	_exit(status);
+}
+
+/*
+ * A resident channel, set up: tell the parent (shared memory, no system
+ * call, so the kernel stack stays as the channel left it) and sleep until
+ * killed after the scan.
+ */
+static void __attribute__((noreturn)) resident(struct result *r)
+{
+	clear_vector_regs();
+	r->ok = 1;
+	__atomic_store_n(&r->ready, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pause();
+}
+
+static int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* A page-aligned pointer inside a malloc'd buffer of npages + 1 pages. */
+static char *page_align(char *p)
+{
+	return (char *)(((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+}
+
+/*
+ * Read one line (up to '\n' or '\r', not included) from fd within
+ * timeout_s seconds.  Returns its length, -1 on error or timeout (errno
+ * ETIMEDOUT), and always NUL-terminates buf.
+ */
+static int read_line(int fd, char *buf, size_t size, int timeout)
+{
+	size_t n = 0;
+	time_t end = time(NULL) + timeout;
+
+	buf[0] = '\0';
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int left = (int)(end - time(NULL));
+		char c;
+		ssize_t r;
+
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		r = poll(&pfd, 1, left * 1000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		r = read(fd, &c, 1);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			errno = EPIPE;
+			return -1;
+		}
+		if (c == '\n' || c == '\r') {
+			if (n == 0)	/* the rest of a "\r\n" */
+				continue;
+			buf[n] = '\0';
+			return (int)n;
+		}
+		if (n + 1 < size)
+			buf[n++] = c;
+		else
+			n++;	/* too long: counted, not kept */
+		if (n < size)
+			buf[n] = '\0';
+	}
+}
+
+static int marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int marker(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		return -1;
+	line[n++] = '\n';
+	if (cons_out == 1)
+		fflush(stdout);
+	return write_full(cons_out, line, (size_t)n);
+}
+
+/* ---- channels ------------------------------------------------------------ */
+
+/* Controls. */
+static int ch_alive(const struct channel *ch, struct result *r)
+{
+	char *p = malloc(2 * PAGE);
+
+	if (!p)
+		return fail_errno(r, "malloc");
+	secret_derive(seed, ch->name, page_align(p) + OFFSET);
+	touch(p);
+	note(r, "1 copy in the heap of pid %d, asleep", (int)getpid());
+	resident(r);
+}
+
+/* Process memory. */
+static int ch_heap(const struct channel *ch, struct result *r)
+{
+	char *p = malloc((COPIES + 1) * PAGE), *a;
+	int i;
+
+	if (!p)
+		return fail_errno(r, "malloc");
+	a = page_align(p);
+	for (i = 0; i < COPIES; i++)
+		secret_derive(seed, ch->name, a + i * PAGE + OFFSET);
+	touch(p);
+	free(p);
+	note(r, "%d copies in %d pages of a %d-byte malloc, freed", COPIES, COPIES,
+	     (COPIES + 1) * PAGE);
+	return 0;
+}
+
+static int __attribute__((noinline)) stack_frame(const char *name, int depth)
+{
+	char buf[PAGE];
+	uintptr_t in_page = (uintptr_t)buf & (PAGE - 1);
+	/* The copy must not straddle two (physically unrelated) pages. */
+	size_t pos = in_page <= PAGE - SECRET_LEN ? 0 : PAGE - in_page;
+	int n = 1;
+
+	secret_derive(seed, name, buf + pos);
+	touch(buf);
+	if (depth > 1)
+		n += stack_frame(name, depth - 1);
+	touch(buf);
+	return n;
+}
+
+static int ch_stack(const struct channel *ch, struct result *r)
+{
+	int n = stack_frame(ch->name, COPIES);
+
+	note(r, "%d copies in %d nested %d-byte stack frames", n, n, PAGE);
+	return n == COPIES ? 0 : fail(r, "only %d frames", n);
+}
+
+/* Kernel buffers. */
+static int wait_child(pid_t pid, struct result *r, const char *who)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return fail_errno(r, "waitpid");
+	if (WIFSIGNALED(status))
+		return fail(r, "%s killed by signal %d", who, WTERMSIG(status));
+	if (WEXITSTATUS(status))
+		return fail(r, "%s: %s", who, r->reason[0] ? r->reason : "failed");
+	return 0;
+}
+
+static int ch_pipe(const struct channel *ch, struct result *r)
+{
+	int fds[2], i, good = 0;
+	char *p, *buf;
+	pid_t pid;
+
+	if (pipe(fds))
+		return fail_errno(r, "pipe");
+	pid = fork();	/* before any secret exists in this process */
+	if (pid < 0)
+		return fail_errno(r, "fork");
+	if (pid == 0) {
+		close(fds[1]);
+		p = malloc(2 * PAGE);
+		if (!p)
+			_exit(1);
+		buf = page_align(p);
+		for (i = 0; i < COPIES; i++) {
+			if (read_full(fds[0], buf, PAGE) != PAGE)
+				break;
+			good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
+		}
+		scrub(buf, PAGE);
+		if (good != COPIES)
+			fail(r, "the reader got %d of %d copies", good, COPIES);
+		child_exit(good == COPIES ? 0 : 1);
+	}
+	close(fds[0]);
+	p = malloc(2 * PAGE);
+	if (!p)
+		return fail_errno(r, "malloc");
+	buf = page_align(p);
+	memset(buf, 0, PAGE);
+	for (i = 0; i < COPIES; i++) {
+		secret_derive(seed, ch->name, buf + OFFSET);
+		if (write_full(fds[1], buf, PAGE)) {
+			scrub(buf, PAGE);
+			return fail_errno(r, "write to the pipe");
+		}
+		scrub(buf, PAGE);
+	}
+	close(fds[1]);
+	if (wait_child(pid, r, "reader"))
+		return -1;
+	note(r, "%d page-sized writes, read by pid %d", COPIES, (int)pid);
+	return 0;
+}
+
+static int ch_tmpfs(const struct channel *ch, struct result *r)
+{
+	const char *dir = getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
+	char path[256], *p, *buf;
+	struct statfs sfs;
+	int fd, i, good = 0;
+
+	if (statfs(dir, &sfs))
+		return fail_errno(r, dir);
+	if (sfs.f_type != TMPFS_MAGIC)
+		return fail(r, "%s is not a tmpfs (set LIFETIME_TMP)", dir);
+	snprintf(path, sizeof(path), "%s/lifetime-tmpfs.%d", dir, (int)getpid());
+	p = malloc(2 * PAGE);
+	if (!p)
+		return fail_errno(r, "malloc");
+	buf = page_align(p);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return fail_errno(r, path);
+	memset(buf, 0, PAGE);
+	for (i = 0; i < COPIES; i++) {
+		secret_derive(seed, ch->name, buf + OFFSET);
+		if (pwrite(fd, buf, PAGE, (off_t)i * PAGE) != PAGE) {
+			scrub(buf, PAGE);
+			unlink(path);
+			return fail_errno(r, "write");
+		}
+		scrub(buf, PAGE);
+	}
+	close(fd);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		unlink(path);
+		return fail_errno(r, "reopen");
+	}
+	for (i = 0; i < COPIES; i++) {
+		if (pread(fd, buf, PAGE, (off_t)i * PAGE) != PAGE)
+			break;
+		good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
+	}
+	scrub(buf, PAGE);
+	close(fd);
+	if (unlink(path))
+		return fail_errno(r, "unlink");
+	if (good != COPIES)
+		return fail(r, "read back %d of %d copies", good, COPIES);
+	note(r, "%d pages written, read back, unlinked, in %s", COPIES, dir);
+	return 0;
+}
+
+static int ch_unix(const struct channel *ch, struct result *r)
+{
+	char msg[SECRET_LEN], back[COPIES * SECRET_LEN];
+	int sv[2], i, good = 0;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return fail_errno(r, "socketpair");
+	pid = fork();
+	if (pid < 0)
+		return fail_errno(r, "fork");
+	if (pid == 0) {
+		ssize_t n;
+
+		close(sv[0]);
+		n = read_full(sv[1], back, sizeof(back));
+		for (i = 0; n == (ssize_t)sizeof(back) && i < COPIES; i++)
+			good += secret_equal_n(seed, ch->name, back + i * SECRET_LEN,
+					       SECRET_LEN);
+		scrub(back, sizeof(back));
+		if (good != COPIES)
+			fail(r, "the reader got %zd bytes, %d of %d copies", n, good, COPIES);
+		child_exit(good == COPIES ? 0 : 1);
+	}
+	close(sv[1]);
+	secret_derive(seed, ch->name, msg);
+	for (i = 0; i < COPIES; i++)
+		if (send(sv[0], msg, sizeof(msg), 0) != (ssize_t)sizeof(msg)) {
+			scrub(msg, sizeof(msg));
+			return fail_errno(r, "send");
+		}
+	scrub(msg, sizeof(msg));
+	close(sv[0]);
+	if (wait_child(pid, r, "reader"))
+		return -1;
+	note(r, "%d messages of %d bytes, read by pid %d", COPIES, SECRET_LEN, (int)pid);
+	return 0;
+}
+
+static int ch_kstack(const struct channel *ch, struct result *r)
+{
+	struct sockaddr_un sa;
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + SECRET_LEN;
+	int s, rc, e, pid = (int)getpid();
+
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0)
+		return fail_errno(r, "socket");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	/* Abstract name: no path lookup, so the only kernel copy is the
+	 * sockaddr_storage on the stack of __sys_connect(). */
+	secret_derive(seed, ch->name, sa.sun_path + 1);
+	rc = connect(s, (struct sockaddr *)&sa, len);
+	e = errno;
+	scrub(&sa, sizeof(sa));
+	/* No system call from here to the sleep. */
+	if (rc == 0)
+		return fail(r, "connect() to an abstract name nobody bound succeeded");
+	if (e != ECONNREFUSED)
+		return fail(r, "connect(): %s, expected ECONNREFUSED", strerror(e));
+	note(r, "connect() refused, pid %d asleep during the scan", pid);
+	resident(r);
+}
+
+/* tty: the host types the secret at the console, echo off. */
+static int ch_tty(const struct channel *ch, struct result *r)
+{
+	struct termios old, t;
+	char line[128];
+	int n, good;
+
+	if (tcgetattr(cons_in, &old))
+		return fail_errno(r, "tcgetattr on the console");
+	t = old;
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+	t.c_lflag |= ICANON;
+	t.c_iflag |= ICRNL;
+	if (tcsetattr(cons_in, TCSAFLUSH, &t))
+		return fail_errno(r, "tcsetattr on the console");
+	if (marker("HARNESS: TYPE %s %s", ch->name, seed_hex)) {
+		tcsetattr(cons_in, TCSANOW, &old);
+		return fail_errno(r, "writing the TYPE marker");
+	}
+	n = read_line(cons_in, line, sizeof(line), timeout_s);
+	tcsetattr(cons_in, TCSANOW, &old);
+	good = n == SECRET_LEN && secret_equal_n(seed, ch->name, line, SECRET_LEN);
+	scrub(line, sizeof(line));
+	if (n < 0)
+		return fail(r, "nothing typed within %d s: %s", timeout_s, strerror(errno));
+	if (!good)
+		return fail(r, "the host typed %d characters, not this channel's secret", n);
+	note(r, "typed by the host, read with echo off");
+	return 0;
+}
+
+static int ch_pty(const struct channel *ch, struct result *r)
+{
+	char line[SECRET_LEN + 1], back[128];
+	struct termios t;
+	int m, s, i, good = 0;
+	const char *name;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0)
+		return fail_errno(r, "posix_openpt");
+	if (grantpt(m) || unlockpt(m) || !(name = ptsname(m)))
+		return fail_errno(r, "grantpt/unlockpt/ptsname");
+	s = open(name, O_RDWR | O_NOCTTY);
+	if (s < 0)
+		return fail_errno(r, name);
+	if (tcgetattr(s, &t))
+		return fail_errno(r, "tcgetattr on the slave");
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+	t.c_lflag |= ICANON;
+	if (tcsetattr(s, TCSANOW, &t))
+		return fail_errno(r, "tcsetattr on the slave");
+	secret_derive(seed, ch->name, line);
+	line[SECRET_LEN] = '\n';
+	for (i = 0; i < LINES; i++)
+		if (write_full(m, line, sizeof(line))) {
+			scrub(line, sizeof(line));
+			return fail_errno(r, "write to the master");
+		}
+	scrub(line, sizeof(line));
+	for (i = 0; i < LINES; i++) {
+		int n = read_line(s, back, sizeof(back), 10);
+
+		good += n == SECRET_LEN && secret_equal_n(seed, ch->name, back, SECRET_LEN);
+	}
+	scrub(back, sizeof(back));
+	close(s);
+	close(m);
+	if (good != LINES)
+		return fail(r, "read %d of %d lines back on the slave", good, LINES);
+	note(r, "%d lines through %s, echo off", LINES, name);
+	return 0;
+}
+
+/* ---- crypto: AF_ALG ------------------------------------------------------- */
+
+static const unsigned char public_key[16] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+/* 16 bytes of AEAD associated data, then 64 bytes of public plaintext. */
+static const char public_aad[] = "associated-data.";
+static const char public_text[] =
+	"public plaintext, four AES blocks, nothing secret in it at all..";
+
+#define AUTHSIZE	16
+#define GCM_IV		12
+
+static int alg_open(const char *type, const char *alg, const void *key,
+		    size_t keylen, struct result *r)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int t = socket(AF_ALG, SOCK_SEQPACKET, 0);
+
+	if (t < 0)
+		return fail_errno(r, "socket(AF_ALG)");
+	strncpy((char *)sa.salg_type, type, sizeof(sa.salg_type) - 1);
+	strncpy((char *)sa.salg_name, alg, sizeof(sa.salg_name) - 1);
+	if (bind(t, (struct sockaddr *)&sa, sizeof(sa))) {
+		fail(r, "bind AF_ALG %s %s: %s", type, alg, strerror(errno));
+		close(t);
+		return -1;
+	}
+	if (setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen)) {
+		fail_errno(r, "ALG_SET_KEY");
+		close(t);
+		return -1;
+	}
+	if (!strcmp(type, "aead") &&
+	    setsockopt(t, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, AUTHSIZE)) {
+		fail_errno(r, "ALG_SET_AEAD_AUTHSIZE");
+		close(t);
+		return -1;
+	}
+	return t;
+}
+
+/*
+ * One operation on a fresh request socket: send in[0..inlen) with the
+ * IV (zeroes) and, for AEAD, the associated data length; read up to
+ * outlen bytes.  Returns the bytes read, or -1.
+ */
+static ssize_t alg_op(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		      const void *in, size_t inlen, void *out, size_t outlen,
+		      struct result *r)
+{
+	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) +
+		  CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)in, .iov_len = inlen };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	struct af_alg_iv *iv;
+	ssize_t n;
+	int op;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	msg.msg_controllen = CMSG_SPACE(sizeof(int)) +
+			     CMSG_SPACE(sizeof(struct af_alg_iv) + ivlen) +
+			     (assoclen ? CMSG_SPACE(sizeof(int)) : 0);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_OP;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	*(int *)CMSG_DATA(c) = decrypt ? ALG_OP_DECRYPT : ALG_OP_ENCRYPT;
+	c = CMSG_NXTHDR(&msg, c);
+	if (!c)
+		return fail(r, "internal error: no room for the IV cmsg");
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_IV;
+	c->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + ivlen);
+	iv = (struct af_alg_iv *)CMSG_DATA(c);
+	iv->ivlen = (unsigned int)ivlen;
+	memset(iv->iv, 0, ivlen);
+	if (assoclen) {
+		c = CMSG_NXTHDR(&msg, c);
+		if (!c)
+			return fail(r, "internal error: no room for the assoclen cmsg");
+		c->cmsg_level = SOL_ALG;
+		c->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		*(int *)CMSG_DATA(c) = (int)assoclen;
+	}
+
+	op = accept(tfm, NULL, 0);
+	if (op < 0)
+		return fail_errno(r, "accept on the AF_ALG socket");
+	n = sendmsg(op, &msg, 0);
+	if (n != (ssize_t)inlen) {
+		fail(r, "sendmsg to AF_ALG: %zd of %zu bytes: %s", n, inlen, strerror(errno));
+		close(op);
+		return -1;
+	}
+	n = read(op, out, outlen);
+	if (n < 0)
+		fail(r, "%s with AF_ALG: %s", decrypt ? "decrypt" : "encrypt", strerror(errno));
+	close(op);
+	return n;
+}
+
+/* The derived secret's first 16 characters are the AES-128 key. */
+static int afalg_key(const struct channel *ch, struct result *r, const char *type,
+		     const char *alg)
+{
+	int aead = !strcmp(type, "aead");
+	size_t ivlen = aead ? GCM_IV : 16, assoclen = aead ? 16 : 0;
+	size_t textlen = sizeof(public_text) - 1;
+	size_t inlen = assoclen + textlen, ctlen = inlen + (aead ? AUTHSIZE : 0);
+	char key[SECRET_HALF], in[256], ct[256], back[256];
+	ssize_t n;
+	int tfm;
+
+	secret_derive_n(seed, ch->name, key, SECRET_HALF);
+	tfm = alg_open(type, alg, key, sizeof(key), r);
+	scrub(key, sizeof(key));
+	if (tfm < 0)
+		return -1;
+	memcpy(in, public_aad, assoclen);
+	memcpy(in + assoclen, public_text, textlen);
+	n = alg_op(tfm, 0, ivlen, assoclen, in, inlen, ct, ctlen, r);
+	if (n < 0)
+		goto out;
+	if ((size_t)n != ctlen) {
+		fail(r, "encryption gave %zd bytes, expected %zu", n, ctlen);
+		goto out;
+	}
+	if (!memcmp(ct + assoclen, public_text, textlen)) {
+		fail(r, "the ciphertext is the plaintext");
+		goto out;
+	}
+	n = alg_op(tfm, 1, ivlen, assoclen, ct, ctlen, back, inlen, r);
+	if (n < 0)
+		goto out;
+	if ((size_t)n != inlen || memcmp(back + assoclen, public_text, textlen)) {
+		fail(r, "decryption did not give the plaintext back (%zd bytes)", n);
+		goto out;
+	}
+	close(tfm);
+	note(r, "%s %s, key set, %zu bytes encrypted to %zu and decrypted back",
+	     type, alg, textlen, ctlen);
+	return 0;
+out:
+	close(tfm);
+	return -1;
+}
+
+/* The derived secret (32 bytes) is the plaintext, encrypted LINES times. */
+static int afalg_plain(const struct channel *ch, struct result *r, const char *type,
+		       const char *alg)
+{
+	int aead = !strcmp(type, "aead");
+	size_t ivlen = aead ? GCM_IV : 16, assoclen = aead ? 16 : 0;
+	size_t inlen = assoclen + SECRET_LEN, ctlen = inlen + (aead ? AUTHSIZE : 0);
+	char in[64], ct[128];
+	ssize_t n = 0;
+	int tfm, i, same = 0;
+
+	tfm = alg_open(type, alg, public_key, sizeof(public_key), r);
+	if (tfm < 0)
+		return -1;
+	memcpy(in, public_aad, assoclen);
+	secret_derive(seed, ch->name, in + assoclen);
+	for (i = 0; i < LINES; i++) {
+		n = alg_op(tfm, 0, ivlen, assoclen, in, inlen, ct, ctlen, r);
+		if (n != (ssize_t)ctlen)
+			break;
+		same += !memcmp(ct + assoclen, in + assoclen, SECRET_LEN);
+	}
+	scrub(in, sizeof(in));
+	scrub(ct, sizeof(ct));
+	close(tfm);
+	if (i < LINES)
+		return n < 0 ? -1 : fail(r, "encryption gave %zd bytes, expected %zu", n, ctlen);
+	if (same)
+		return fail(r, "the ciphertext is the plaintext");
+	note(r, "%s %s, %d encryptions of %d bytes to %zu", type, alg, LINES,
+	     SECRET_LEN, ctlen);
+	return 0;
+}
+
+static int ch_skcipher_key(const struct channel *ch, struct result *r)
+{
+	return afalg_key(ch, r, "skcipher", "cbc(aes)");
+}
+
+static int ch_skcipher_plain(const struct channel *ch, struct result *r)
+{
+	return afalg_plain(ch, r, "skcipher", "cbc(aes)");
+}
+
+static int ch_aead_key(const struct channel *ch, struct result *r)
+{
+	return afalg_key(ch, r, "aead", "gcm(aes)");
+}
+
+static int ch_aead_plain(const struct channel *ch, struct result *r)
+{
+	return afalg_plain(ch, r, "aead", "gcm(aes)");
+}
+
+/* ---- the table: one line per channel, same names as tests/scan/channels --- */
+
+static const struct channel channels[] = {
+	{ "unused",		NULL,			0 },
+	{ "alive",		ch_alive,		1 },
+	{ "heap",		ch_heap,		0 },
+	{ "stack",		ch_stack,		0 },
+	{ "pipe",		ch_pipe,		0 },
+	{ "tmpfs",		ch_tmpfs,		0 },
+	{ "unix",		ch_unix,		0 },
+	{ "kstack",		ch_kstack,		1 },
+	{ "tty",		ch_tty,			0 },
+	{ "pty",		ch_pty,			0 },
+	{ "afalg-skcipher-key",	ch_skcipher_key,	0 },
+	{ "afalg-skcipher-plain", ch_skcipher_plain,	0 },
+	{ "afalg-aead-key",	ch_aead_key,		0 },
+	{ "afalg-aead-plain",	ch_aead_plain,		0 },
+};
+#define NCHANNELS (sizeof(channels) / sizeof(channels[0]))
+
+/* ---- the parent ------------------------------------------------------------- */
+
+struct run {
+	int selected;
+	pid_t pid;		/* resident child, 0 when reaped */
+};
+
+static void run_channel(const struct channel *ch, struct result *r, struct run *run)
+{
+	pid_t pid;
+	int status, i;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fail_errno(r, "fork");
+		return;
+	}
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		/* If the console is someone's controlling tty, do not stop. */
+		signal(SIGTTOU, SIG_IGN);
+		signal(SIGTTIN, SIG_IGN);
+		if (!ch->resident)
+			alarm((unsigned int)timeout_s + 30);
+		child_exit(ch->run(ch, r) == 0 ? 0 : 1);
+	}
+	if (ch->resident) {
+		/* Wait for it to be set up and asleep (or to have failed). */
+		for (i = 0; i < timeout_s * 100; i++) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			if (__atomic_load_n(&r->ready, __ATOMIC_SEQ_CST)) {
+				run->pid = pid;
+				return;
+			}
+			if (waitpid(pid, &status, WNOHANG) == pid) {
+				if (!r->reason[0])
+					fail(r, "exited before it was set up (status 0x%x)", status);
+				r->ok = 0;
+				return;
+			}
+			nanosleep(&ts, NULL);
+		}
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail(r, "not set up within %d s", timeout_s);
+		return;
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		fail_errno(r, "waitpid");
+		return;
+	}
+	if (WIFSIGNALED(status)) {
+		fail(r, "child killed by signal %d%s", WTERMSIG(status),
+		     WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+		return;
+	}
+	r->ok = WEXITSTATUS(status) == 0;
+	if (!r->ok && !r->reason[0])
+		fail(r, "child exit status %d", WEXITSTATUS(status));
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: lifetime [--list] [--only CHANNEL,...]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL, *console, *env;
+	struct run runs[NCHANNELS];
+	struct result *res;
+	char reply[64], cons_note[300];
+	size_t i;
+	int n, failed = 0, scan_ok, ntests = 0, t;
+
+	for (n = 1; n < argc; n++) {
+		if (!strcmp(argv[n], "--list")) {
+			for (i = 0; i < NCHANNELS; i++)
+				printf("%s\n", channels[i].name);
+			return 0;
+		} else if (!strcmp(argv[n], "--only") && n + 1 < argc) {
+			only = argv[++n];
+		} else {
+			usage();
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	__builtin_cpu_init();
+	env = getenv("LIFETIME_TIMEOUT");
+	if (env && atoi(env) > 0)
+		timeout_s = atoi(env);
+
+	memset(runs, 0, sizeof(runs));
+	for (i = 0; i < NCHANNELS; i++) {
+		if (only) {
+			size_t len = strlen(channels[i].name);
+			const char *p = only;
+
+			while ((p = strstr(p, channels[i].name))) {
+				if ((p == only || p[-1] == ',') && (p[len] == ',' || !p[len]))
+					break;
+				p += len;
+			}
+			runs[i].selected = p != NULL;
+		} else {
+			runs[i].selected = 1;
+		}
+		ntests += runs[i].selected;
+	}
+	if (only) {	/* every name given must be a channel */
+		char *copy = strdup(only), *tok, *save = NULL;
+
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (i = 0; i < NCHANNELS && strcmp(channels[i].name, tok); i++)
+				;
+			if (i == NCHANNELS) {
+				fprintf(stderr, "lifetime: no channel named '%s'\n", tok);
+				return 2;
+			}
+		}
+		free(copy);
+	}
+
+	console = getenv("LIFETIME_CONSOLE") ? getenv("LIFETIME_CONSOLE") : "/dev/console";
+	n = open(console, O_RDWR | O_NOCTTY);
+	if (n >= 0) {
+		cons_in = cons_out = n;
+		snprintf(cons_note, sizeof(cons_note), "markers and answers on %s", console);
+	} else {
+		snprintf(cons_note, sizeof(cons_note),
+			 "cannot open %s (%s): markers on stdout, answers on stdin",
+			 console, strerror(errno));
+	}
+
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
+		printf("KTAP version 1\n1..1\nnot ok 1 seed # getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+	secret_format_seed(seed, seed_hex);
+
+	res = mmap(NULL, NCHANNELS * sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED) {
+		printf("KTAP version 1\n1..1\nnot ok 1 setup # mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	memset(res, 0, NCHANNELS * sizeof(*res));
+
+	for (i = 0; i < NCHANNELS; i++) {
+		if (!runs[i].selected)
+			continue;
+		if (!channels[i].run) {
+			res[i].ok = 1;
+			note(&res[i], "never derived in the guest");
+			continue;
+		}
+		run_channel(&channels[i], &res[i], &runs[i]);
+	}
+
+	/* The residents must still be there when the host looks. */
+	for (i = 0; i < NCHANNELS; i++) {
+		int status;
+
+		if (!runs[i].pid)
+			continue;
+		if (waitpid(runs[i].pid, &status, WNOHANG) == runs[i].pid) {
+			res[i].ok = 0;
+			fail(&res[i], "died before the scan (status 0x%x)", status);
+			runs[i].pid = 0;
+		}
+	}
+
+	if (marker("HARNESS: SCAN %s", seed_hex)) {
+		snprintf(reply, sizeof(reply), "(cannot write the marker: %s)", strerror(errno));
+	} else if (read_line(cons_in, reply, sizeof(reply), timeout_s) < 0) {
+		snprintf(reply, sizeof(reply), "(no answer within %d s: %s)", timeout_s,
+			 strerror(errno));
+	}
+	scan_ok = !strcmp(reply, "scanned");
+	if (!scan_ok && strcmp(reply, "failed") && reply[0] != '(') {
+		/* Never echo an unexpected line: it could be a late secret. */
+		size_t len = strlen(reply);
+
+		scrub(reply, sizeof(reply));
+		snprintf(reply, sizeof(reply), "(an unexpected line of %zu characters)", len);
+	}
+
+	for (i = 0; i < NCHANNELS; i++) {
+		int status;
+
+		if (!runs[i].pid)
+			continue;
+		if (waitpid(runs[i].pid, &status, WNOHANG) == runs[i].pid) {
+			res[i].ok = 0;
+			fail(&res[i], "died during the scan (status 0x%x)", status);
+			continue;
+		}
+		kill(runs[i].pid, SIGKILL);
+		waitpid(runs[i].pid, &status, 0);
+	}
+
+	printf("KTAP version 1\n");
+	printf("1..%d\n", ntests + 1);
+	printf("# lifetime: seed %s, %s\n", seed_hex, cons_note);
+	for (i = 0, t = 0; i < NCHANNELS; i++) {
+		if (!runs[i].selected)
+			continue;
+		t++;
+		if (res[i].note[0])
+			printf("# %s: %s\n", channels[i].name, res[i].note);
+		if (res[i].ok) {
+			printf("ok %d %s\n", t, channels[i].name);
+		} else {
+			printf("not ok %d %s # %s\n", t, channels[i].name,
+			       res[i].reason[0] ? res[i].reason : "failed");
+			failed = 1;
+		}
+	}
+	if (scan_ok) {
+		printf("ok %d scan\n", t + 1);
+	} else {
+		printf("not ok %d scan # the host answered '%s'\n", t + 1, reply);
+		failed = 1;
+	}
+	return failed;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramscan - the attacker's view (issue 5): count the copies of every
+ * channel's secret left in a guest's RAM, read from the host file that
+ * backs it (QEMU memory-backend-file,share=on).
+ *
+ *   ramscan --seed HEX --channels FILE [--json OUT] [--quiet] RAMFILE
+ *   ramscan derive CHANNEL SEED-HEX
+ *
+ * For every channel named in FILE (tests/scan/channels: one channel per
+ * line, "name description...", '#' comments) the secret is derived from
+ * (seed, name) with tests/guest/secrets.h, exactly as the guest derived it,
+ * and three patterns are counted over the whole RAM file:
+ *
+ *   full  the 32-character secret
+ *   head  its first 16 characters (the AES-128 key of the crypto channels)
+ *   tail  its last 16 characters
+ *
+ * Every occurrence at every byte offset counts, so head >= full and
+ * tail >= full: a head or tail with no matching full copy is a fragment
+ * (a ring buffer that wrapped, a half overwritten by a free-list pointer).
+ *
+ * The scan is one pass over an mmap of the file's data (holes, the RAM
+ * the guest never touched, are skipped with SEEK_DATA), 8 bytes at a time.  Every
+ * pattern is at least 16 characters of [A-Za-z0-9], so a match starting
+ * in [b, b+8) covers the 8 bytes at b+8, which must then end with an
+ * alphanumeric byte and be one of the patterns' 8-byte substrings at
+ * offsets 1..8 (a 64 Kibit filter, in L1).  Only then are the 8 offsets
+ * looked up, by their first 8 bytes, in a small hash of all patterns, and
+ * a hit is confirmed with memcmp.
+ *
+ * Output: a table on stdout and, with --json, the file
+ *   {"seed": "<16 hex>", "ram_bytes": N,
+ *    "channels": {"<name>": {"full": n, "head": n, "tail": n}, ...}}
+ * Exit status: 0 scanned, 2 usage or I/O error (missing file, bad seed,
+ * bad channel list).  The scanner never prints a secret, except that
+ * "derive" prints exactly the one asked for (the harness types it).
+ *
+ * Build: gcc -O2 -Wall -Wextra -Werror -Itests/guest -o ramscan ramscan.c
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "secrets.h"
+
+#define MAX_NAME	64
+
+enum kind { FULL, HEAD, TAIL, NKINDS };
+static const char *const kind_name[NKINDS] = { "full", "head", "tail" };
+
+struct channel {
+	char name[MAX_NAME + 1];
+	char secret[SECRET_LEN];
+	uint64_t count[NKINDS];
+};
+
+struct pattern {
+	const unsigned char *bytes;
+	size_t len;
+	uint64_t key;		/* first 8 bytes, as loaded from memory */
+	uint64_t *count;	/* where a match is counted */
+	int next;		/* next pattern in the same hash bucket, -1 */
+};
+
+static struct channel *channels;
+static size_t nchannels;
+static struct pattern *patterns;
+static size_t npatterns;
+static int *table;
+static unsigned int table_bits;
+static unsigned char alnum[256];
+
+/* A bitmap of the hashes of every pattern's 8 bytes at offsets 1..8. */
+#define FILTER_BITS	16
+static uint64_t filter[(1u << FILTER_BITS) / 64];
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ramscan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ramscan --seed HEX --channels FILE [--json OUT] [--quiet] RAMFILE\n"
+		"       ramscan derive CHANNEL SEED-HEX\n"
+		"Counts each channel's 32-character secret (full) and its first and\n"
+		"last 16 characters (head, tail) in RAMFILE.  Exit 0 done, 2 error.\n");
+	exit(2);
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return 0;
+	return n > 0 && n <= MAX_NAME;
+}
+
+static uint64_t parse_seed_or_die(const char *s)
+{
+	uint64_t seed;
+
+	if (secret_parse_seed(s, &seed))
+		die("bad seed '%s' (want 1 to 16 hex digits, e.g. 0123456789abcdef)", s);
+	return seed;
+}
+
+static void read_channels(const char *path, uint64_t seed)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t cap = 0, lineno = 0;
+
+	if (!f)
+		die("cannot open channel list %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *name;
+		size_t i;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f))
+			die("%s:%zu: line too long", path, lineno);
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		name = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+		if (!valid_name(name))
+			die("%s:%zu: bad channel name '%s' (1 to %d of [A-Za-z0-9_.-])",
+			    path, lineno, name, MAX_NAME);
+		for (i = 0; i < nchannels; i++)
+			if (!strcmp(channels[i].name, name))
+				die("%s:%zu: channel '%s' listed twice", path, lineno, name);
+		if (nchannels == cap) {
+			cap = cap ? 2 * cap : 32;
+			channels = realloc(channels, cap * sizeof(*channels));
+			if (!channels)
+				die("out of memory");
+		}
+		memset(&channels[nchannels], 0, sizeof(channels[nchannels]));
+		strcpy(channels[nchannels].name, name);
+		secret_derive(seed, name, channels[nchannels].secret);
+		nchannels++;
+	}
+	if (ferror(f))
+		die("cannot read channel list %s: %s", path, strerror(errno));
+	fclose(f);
+	if (nchannels == 0)
+		die("no channels in %s", path);
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static unsigned int filter_hash(uint64_t v)
+{
+	return (unsigned int)((v * 0xff51afd7ed558ccdULL) >> (64 - FILTER_BITS));
+}
+
+static int in_filter(uint64_t v)
+{
+	unsigned int h = filter_hash(v);
+
+	return (filter[h / 64] >> (h % 64)) & 1;
+}
+
+static unsigned int bucket(uint64_t key)
+{
+	return (unsigned int)((key * 0x9e3779b97f4a7c15ULL) >> (64 - table_bits));
+}
+
+static void build_patterns(void)
+{
+	size_t i, k, size;
+
+	for (i = 0; i < 256; i++)
+		alnum[i] = isalnum((int)i) && i < 128;
+
+	npatterns = nchannels * NKINDS;
+	patterns = calloc(npatterns, sizeof(*patterns));
+	for (table_bits = 6; (1u << table_bits) < 4 * npatterns; table_bits++)
+		;
+	size = (size_t)1 << table_bits;
+	table = malloc(size * sizeof(*table));
+	if (!patterns || !table)
+		die("out of memory");
+	for (i = 0; i < size; i++)
+		table[i] = -1;
+
+	for (i = 0; i < nchannels; i++) {
+		for (k = 0; k < NKINDS; k++) {
+			struct pattern *p = &patterns[i * NKINDS + k];
+			unsigned int b, j;
+
+			p->bytes = (const unsigned char *)channels[i].secret +
+				   (k == TAIL ? SECRET_HALF : 0);
+			p->len = k == FULL ? SECRET_LEN : SECRET_HALF;
+			for (j = 0; j < p->len; j++)	/* the block filter relies on it */
+				if (!alnum[p->bytes[j]])
+					die("internal error: secret of %s is not alphanumeric",
+					    channels[i].name);
+			p->key = load64(p->bytes);
+			p->count = &channels[i].count[k];
+			for (j = 1; j <= 8; j++) {
+				unsigned int h = filter_hash(load64(p->bytes + j));
+
+				filter[h / 64] |= 1ULL << (h % 64);
+			}
+			b = bucket(p->key);
+			p->next = table[b];
+			table[b] = (int)(p - patterns);
+		}
+	}
+}
+
+/* Count every pattern that starts at offset s. */
+static inline void match_at(const unsigned char *ram, size_t size, size_t s)
+{
+	uint64_t key = load64(ram + s);
+	int i;
+
+	for (i = table[bucket(key)]; i >= 0; i = patterns[i].next) {
+		const struct pattern *p = &patterns[i];
+
+		if (p->key == key && s + p->len <= size &&
+		    !memcmp(ram + s + 8, p->bytes + 8, p->len - 8))
+			(*p->count)++;
+	}
+}
+
+static void scan(const unsigned char *ram, size_t size)
+{
+	size_t b, s;
+
+	/*
+	 * A match [s, s+16) with b <= s < b+8 covers the 8 bytes at b+8,
+	 * which are then the 8 bytes at offset b+8-s (1..8) of a pattern:
+	 * unless their last byte is alphanumeric and they are in the filter,
+	 * nothing starts in [b, b+8).  Every start s <= size-16 is in one
+	 * such block.
+	 */
+	for (b = 0; b + SECRET_HALF <= size; b += 8) {
+		if (!alnum[ram[b + 15]] || !in_filter(load64(ram + b + 8)))
+			continue;
+		for (s = b; s < b + 8 && s + SECRET_HALF <= size; s++)
+			match_at(ram, size, s);
+	}
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/*
+ * Scan the parts of the file that are not holes: guest RAM the guest
+ * never touched is a hole, reads as zeroes and cannot hold a pattern (no
+ * pattern contains a zero byte, so none spans a hole either), and mapping
+ * it would make the kernel allocate zeroed page cache for all of it.
+ * Returns the number of bytes scanned.
+ */
+static size_t scan_data(int fd, const unsigned char *ram, size_t size)
+{
+	off_t pos = 0, data, hole;
+	size_t scanned = 0;
+
+	while ((size_t)pos < size) {
+		data = lseek(fd, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;			/* only a hole from pos on */
+		if (data < 0) {			/* no SEEK_DATA here: everything */
+			data = pos;
+			hole = (off_t)size;
+		} else {
+			hole = lseek(fd, data, SEEK_HOLE);
+			if (hole < 0 || (size_t)hole > size)
+				hole = (off_t)size;
+		}
+		if (hole <= data)
+			break;
+		/* Fault the range in ahead of the scan (best effort). */
+		madvise((void *)(ram + data), (size_t)(hole - data), MADV_POPULATE_READ);
+		scan(ram + data, (size_t)(hole - data));
+		scanned += (size_t)(hole - data);
+		pos = hole;
+	}
+	return scanned;
+}
+
+static void write_json(const char *path, uint64_t seed, size_t size)
+{
+	char tmp[4096], hex[SECRET_SEED_HEX + 1];
+	FILE *f;
+	size_t i;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		die("JSON path too long: %s", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		die("cannot write %s: %s", tmp, strerror(errno));
+	secret_format_seed(seed, hex);
+	fprintf(f, "{\"seed\": \"%s\", \"ram_bytes\": %zu, \"channels\": {", hex, size);
+	for (i = 0; i < nchannels; i++)
+		fprintf(f, "%s\n  \"%s\": {\"full\": %llu, \"head\": %llu, \"tail\": %llu}",
+			i ? "," : "", channels[i].name,
+			(unsigned long long)channels[i].count[FULL],
+			(unsigned long long)channels[i].count[HEAD],
+			(unsigned long long)channels[i].count[TAIL]);
+	fprintf(f, "\n}}\n");
+	if (fflush(f) || ferror(f) || fclose(f)) {
+		unlink(tmp);
+		die("cannot write %s: %s", tmp, strerror(errno));
+	}
+	if (rename(tmp, path)) {
+		unlink(tmp);
+		die("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	}
+}
+
+static int derive_main(int argc, char **argv)
+{
+	char secret[SECRET_LEN + 1];
+	uint64_t seed;
+
+	if (argc != 4)
+		usage();
+	if (!valid_name(argv[2]))
+		die("bad channel name '%s'", argv[2]);
+	seed = parse_seed_or_die(argv[3]);
+	secret_derive(seed, argv[2], secret);
+	secret[SECRET_LEN] = '\n';
+	if (fwrite(secret, 1, sizeof(secret), stdout) != sizeof(secret) || fflush(stdout))
+		die("cannot write the secret: %s", strerror(errno));
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	const char *seed_arg = NULL, *list = NULL, *json = NULL, *ramfile = NULL;
+	int quiet = 0, fd, i;
+	const unsigned char *ram;
+	struct stat st;
+	uint64_t seed;
+	double t0, t1;
+	size_t size, c, scanned;
+
+	if (argc >= 2 && !strcmp(argv[1], "derive"))
+		return derive_main(argc, argv);
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--seed") && i + 1 < argc)
+			seed_arg = argv[++i];
+		else if (!strcmp(a, "--channels") && i + 1 < argc)
+			list = argv[++i];
+		else if (!strcmp(a, "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+			quiet = 1;
+		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			usage();
+		else if (a[0] == '-' && a[1])
+			die("unknown or incomplete option '%s' (see --help)", a);
+		else if (!ramfile)
+			ramfile = a;
+		else
+			die("more than one RAM file ('%s', '%s')", ramfile, a);
+	}
+	if (!seed_arg || !list || !ramfile)
+		usage();
+	seed = parse_seed_or_die(seed_arg);
+	read_channels(list, seed);
+
+	fd = open(ramfile, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("cannot open RAM file %s: %s", ramfile, strerror(errno));
+	if (fstat(fd, &st))
+		die("cannot stat RAM file %s: %s", ramfile, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die("RAM file %s is not a regular file", ramfile);
+	if (st.st_size == 0)
+		die("RAM file %s is empty", ramfile);
+	size = (size_t)st.st_size;
+
+	t0 = now();
+	ram = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (ram == MAP_FAILED)
+		die("cannot map RAM file %s (%zu bytes): %s", ramfile, size, strerror(errno));
+	build_patterns();
+	scanned = scan_data(fd, ram, size);
+	close(fd);
+	t1 = now();
+	munmap((void *)ram, size);
+
+	if (json)
+		write_json(json, seed, size);
+
+	if (!quiet) {
+		char hex[SECRET_SEED_HEX + 1];
+
+		secret_format_seed(seed, hex);
+		printf("ramscan: %s, %zu MiB (%zu MiB not holes), seed %s, %.0f ms\n",
+		       ramfile, size >> 20, scanned >> 20, hex, (t1 - t0) * 1e3);
+		printf("%-24s %8s %8s %8s\n", "channel", kind_name[FULL],
+		       kind_name[HEAD], kind_name[TAIL]);
+		for (c = 0; c < nchannels; c++)
+			printf("%-24s %8llu %8llu %8llu\n", channels[c].name,
+			       (unsigned long long)channels[c].count[FULL],
+			       (unsigned long long)channels[c].count[HEAD],
+			       (unsigned long long)channels[c].count[TAIL]);
+		if (fflush(stdout))
+			die("cannot write to stdout: %s", strerror(errno));
+	}
+	return 0;
+}

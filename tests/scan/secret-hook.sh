@@ -1,0 +1,26 @@
+#!/bin/sh
+# The host side of the guest's secret requests (see tests/run-cell.exp):
+#
+#   secret-hook.sh type CHANNEL SEED   print the secret to type for CHANNEL
+#   secret-hook.sh scan SEED           count every channel's secret in the
+#                                      guest's RAM file, write the cell's
+#                                      lifetime.json and lifetime.txt
+#
+# environment: RAMSCAN (the scanner), CHANNELS (tests/scan/channels),
+# RAMFILE (the guest's RAM), CELL_DIR (the cell's result directory).
+set -eu
+
+case "${1:-}" in
+type)
+	exec "${RAMSCAN:?}" derive "$2" "$3"
+	;;
+scan)
+	exec "${RAMSCAN:?}" --seed "$2" --channels "${CHANNELS:?}" \
+		--json "${CELL_DIR:?}/lifetime.json" "${RAMFILE:?}" \
+		> "$CELL_DIR/lifetime.txt"
+	;;
+*)
+	echo "usage: $0 type CHANNEL SEED | scan SEED" >&2
+	exit 2
+	;;
+esac

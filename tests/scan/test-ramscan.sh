@@ -1,0 +1,245 @@
+#!/bin/bash
+# Test the attacker's-view scanner (tests/scan/ramscan.c) without a guest:
+# build a 64 MiB "RAM" file holding a known number of copies of derived
+# secrets and of their halves at known offsets (aligned, unaligned, across
+# page boundaries, back to back, inside text, at both ends of the file),
+# and check every count exactly.  Also pins the derivation with a known
+# answer, checks the error exits, and checks that tests/scan/channels and
+# the guest program's table (lifetime --list) name the same channels.
+#
+# usage: tests/scan/test-ramscan.sh
+# environment: RAMSCAN (scanner binary; default build/tools/ramscan, built
+# into a temporary directory if missing), LIFETIME (guest program binary;
+# default build/guest/lifetime, built likewise if gcc -static works),
+# BENCH=1 also times a scan of a 512 MiB file.
+# Prints KTAP; exits 0 if every test passed, 1 otherwise.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-ramscan.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+results=()
+failed=0
+ntests=0
+ok() { ntests=$((ntests + 1)); results+=("ok $ntests $1"); }
+not_ok() { ntests=$((ntests + 1)); results+=("not ok $ntests $1 # $2"); failed=1; }
+skip() { ntests=$((ntests + 1)); results+=("ok $ntests $1 # SKIP $2"); }
+check() { # name, command...: ok if the command succeeds
+	local name=$1; shift
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(echo "$out" | tail -n 1)"; fi
+}
+finish() {
+	echo "KTAP version 1"
+	echo "1..$ntests"
+	printf '%s\n' "${results[@]}"
+	exit $failed
+}
+
+# --- the binaries ----------------------------------------------------------
+ramscan=${RAMSCAN:-$top/build/tools/ramscan}
+if [ ! -x "$ramscan" ] || [ "$ramscan" -ot "$here/ramscan.c" ] ||
+   [ "$ramscan" -ot "$top/tests/guest/secrets.h" ]; then
+	ramscan=$tmp/ramscan
+	if out=$(gcc -O2 -Wall -Wextra -Werror -I"$top/tests/guest" -o "$ramscan" \
+		"$here/ramscan.c" 2>&1); then
+		ok "build ramscan (gcc -O2 -Wall -Wextra -Werror)"
+	else
+		not_ok "build ramscan (gcc -O2 -Wall -Wextra -Werror)" "$(echo "$out" | head -n 1)"
+		finish
+	fi
+fi
+lifetime=${LIFETIME:-$top/build/guest/lifetime}
+if [ ! -x "$lifetime" ] || [ "$lifetime" -ot "$top/tests/guest/lifetime.c" ]; then
+	lifetime=$tmp/lifetime
+	gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest" -o "$lifetime" \
+		"$top/tests/guest/lifetime.c" >"$tmp/lifetime.build" 2>&1 || lifetime=
+fi
+
+# --- derivation --------------------------------------------------------------
+# A known answer: changing secrets.h changes it, on both sides at once.
+check "derive: known answer for (tty, 0123456789abcdef)" \
+	test "$("$ramscan" derive tty 0123456789abcdef)" = BJKwQZZfMU7Lc7HBvWteuvii8FcMjEPY
+check "derive: 0x prefix and short seeds are the same seed" \
+	test "$("$ramscan" derive heap 0x00000000000000ff)" = "$("$ramscan" derive heap ff)"
+s1=$("$ramscan" derive heap 1) s2=$("$ramscan" derive heap 2) s3=$("$ramscan" derive stack 1)
+if [[ $s1 =~ ^[A-Za-z0-9]{32}$ ]] && [ "$s1" != "$s2" ] && [ "$s1" != "$s3" ]; then
+	ok "derive: 32 alphanumerics, differ by seed and by channel"
+else
+	not_ok "derive: 32 alphanumerics, differ by seed and by channel" "got '$s1' '$s2' '$s3'"
+fi
+
+# --- a 64 MiB RAM file with copies at known places ---------------------------
+seed=5eed0123456789ab
+ram=$tmp/ram
+size=$((64 << 20))
+truncate -s $size "$ram"
+# Some text (alphanumerics everywhere, the scanner's slow path) and some
+# binary noise, so the copies are not only found in zeroes.
+head -c 1500000 /dev/urandom | base64 -w 0 | head -c 2000000 |
+	dd of="$ram" bs=1M seek=8 conv=notrunc status=none
+head -c $((2 << 20)) /dev/urandom | dd of="$ram" bs=1M seek=16 conv=notrunc status=none
+
+cat > "$tmp/channels" <<'EOF'
+# test channels
+t-full     full copies only
+t-head     heads only
+t-tail     tails, and one full copy
+t-split    a head and a tail apart, and near misses
+t-none     never placed
+EOF
+
+put() { # channel, what (full|head|tail|bad-first|bad-last), offset
+	local s
+	s=$("$ramscan" derive "$1" $seed) || exit 2
+	case $2 in
+	full) ;;
+	head) s=${s:0:16} ;;
+	tail) s=${s:16:16} ;;
+	bad-first) s=-${s:1} ;;	# full with its first byte changed: tail only
+	bad-last) s=${s:0:31}- ;;	# full with its last byte changed: head only
+	esac
+	printf '%s' "$s" | dd of="$ram" bs=1 seek="$3" conv=notrunc status=none
+}
+page=4096
+put t-full full 0					# first byte of the file
+put t-full full $((5 * page - 7))			# across a page boundary
+put t-full full 1234567					# unaligned
+put t-full full 2000000					# back to back...
+put t-full full 2000032					# ...with this one
+put t-full full $((8 * 1048576 + 333333))		# inside text
+put t-full full $((size - 32))				# last possible offset
+put t-head head $((3 * page - 5))			# across a page boundary
+put t-head head $((16 * 1048576 + 4097))		# inside binary noise
+put t-head head $((size - 4096 - 16))			# ends at a page boundary
+put t-tail tail 777					# unaligned
+put t-tail tail $((7 * page - 1))			# across, one byte before
+put t-tail full $((9 * 1048576 + 12345))		# inside text
+put t-split head 3000001
+put t-split tail 3000101
+put t-split bad-last 3500000
+put t-split bad-first 3600003
+put t-split bad-first $((32 * 1048576 - 1))		# across a 2 MiB boundary
+
+expect='t-full 7 7 7
+t-head 0 3 0
+t-tail 1 1 3
+t-split 0 2 3
+t-none 0 0 0'
+
+json=$tmp/out.json
+if "$ramscan" --seed $seed --channels "$tmp/channels" --json "$json" "$ram" \
+	>"$tmp/table" 2>"$tmp/err"; then
+	ok "scan of a 64 MiB file exits 0"
+	results+=("# $(head -n 1 "$tmp/table")")
+else
+	not_ok "scan of a 64 MiB file exits 0" "$(cat "$tmp/err")"
+fi
+got=$(python3 - "$json" <<'EOF' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for name, c in d["channels"].items():
+    print(name, c["full"], c["head"], c["tail"])
+EOF
+)
+if [ "$got" = "$expect" ]; then
+	ok "exact full/head/tail counts in the JSON"
+else
+	not_ok "exact full/head/tail counts in the JSON" "got: $(echo $got)"
+fi
+# The same file with no holes (every block allocated): same counts.
+cp --sparse=never "$ram" "$tmp/dense"
+got=$("$ramscan" --seed $seed --channels "$tmp/channels" "$tmp/dense" 2>&1 |
+	awk '/^t-/ { print $1, $2, $3, $4 }')
+if [ "$got" = "$expect" ]; then
+	ok "the same counts in the same file without holes"
+else
+	not_ok "the same counts in the same file without holes" "got: $(echo $got)"
+fi
+rm -f "$tmp/dense"
+check "JSON seed and ram_bytes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seed"] == sys.argv[2], d["seed"]
+assert d["ram_bytes"] == int(sys.argv[3]), d["ram_bytes"]' "$json" $seed $size
+tgot=$(awk '/^t-/ { print $1, $2, $3, $4 }' "$tmp/table")
+if [ "$tgot" = "$expect" ]; then
+	ok "the table on stdout says the same"
+else
+	not_ok "the table on stdout says the same" "got: $(echo $tgot)"
+fi
+check "another seed finds nothing" sh -c '
+	"$1" --seed 1 --channels "$2" --json "$3" "$4" >/dev/null &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+assert all(v == 0 for c in d[\"channels\"].values() for v in c.values()), d" "$3"' \
+	sh "$ramscan" "$tmp/channels" "$tmp/other.json" "$ram"
+# Odd sizes: the last bytes of a file that is not a multiple of 8 or 16.
+for extra in 1 7 9 15 31; do
+	odd=$tmp/odd
+	head -c $((page + extra)) /dev/zero > "$odd"
+	s=$("$ramscan" derive t-full $seed)
+	printf '%s' "$s" | dd of="$odd" bs=1 seek=$((page + extra - 32)) conv=notrunc status=none
+	printf '%s' "${s:0:16}" | dd of="$odd" bs=1 seek=3 conv=notrunc status=none
+	"$ramscan" --seed $seed --channels "$tmp/channels" --json "$tmp/odd.json" "$odd" >/dev/null
+	r=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["channels"]["t-full"]
+print(c["full"], c["head"], c["tail"])' "$tmp/odd.json")
+	if [ "$r" = "1 2 1" ]; then ok "file of $((page + extra)) bytes: copy at the very end"
+	else not_ok "file of $((page + extra)) bytes: copy at the very end" "got $r"; fi
+done
+
+# --- the real channel list ---------------------------------------------------
+check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
+	"$1" --seed $2 --channels "$3" --json "$4" "$5" >/dev/null &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+assert len(d[\"channels\"]) >= 10, d
+assert all(v == 0 for c in d[\"channels\"].values() for v in c.values()), d" "$4"' \
+	sh "$ramscan" $seed "$here/channels" "$tmp/real.json" "$ram"
+if [ -n "$lifetime" ]; then
+	want=$(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$here/channels")
+	have=$("$lifetime" --list 2>&1)
+	if [ "$want" = "$have" ]; then
+		ok "tests/scan/channels and lifetime --list name the same channels"
+	else
+		not_ok "tests/scan/channels and lifetime --list name the same channels" \
+			"$(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+	fi
+else
+	skip "tests/scan/channels and lifetime --list name the same channels" \
+		"no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
+fi
+
+# --- errors: exit status 2 and a message --------------------------------------
+err() { # name, command...: ok if it exits 2 and says something on stderr
+	local name=$1 rc; shift
+	"$@" >/dev/null 2>"$tmp/err"; rc=$?
+	if [ $rc = 2 ] && [ -s "$tmp/err" ]; then ok "$name"
+	else not_ok "$name" "exit $rc, stderr '$(head -c 100 "$tmp/err")'"; fi
+}
+: > "$tmp/empty"
+printf 'a x\nb y\na z\n' > "$tmp/dup"
+err "error: missing RAM file" "$ramscan" --seed 1 --channels "$tmp/channels" "$tmp/nonexistent"
+err "error: empty RAM file" "$ramscan" --seed 1 --channels "$tmp/channels" "$tmp/empty"
+err "error: bad seed" "$ramscan" --seed xyz --channels "$tmp/channels" "$ram"
+err "error: seed too long" "$ramscan" --seed 0123456789abcdef0 --channels "$tmp/channels" "$ram"
+err "error: missing channel list" "$ramscan" --seed 1 --channels "$tmp/nope" "$ram"
+err "error: empty channel list" "$ramscan" --seed 1 --channels "$tmp/empty" "$ram"
+err "error: channel listed twice" "$ramscan" --seed 1 --channels "$tmp/dup" "$ram"
+err "error: no arguments" "$ramscan"
+err "error: derive with a bad seed" "$ramscan" derive tty 12g
+
+# --- optional: speed on 512 MiB -------------------------------------------------
+if [ -n "${BENCH:-}" ]; then
+	big=$tmp/big
+	# No holes (the worst case): 64 MiB of text, then zeroes written out.
+	{ head -c $((48 << 20)) /dev/urandom | base64 -w 0
+	  head -c $((448 << 20)) /dev/zero; } > "$big"
+	start=$(date +%s%N)
+	"$ramscan" --quiet --seed 1 --channels "$here/channels" "$big"
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	results+=("# $(du -h "$big" | cut -f1) allocated of 512 MiB")
+	if [ $ms -lt 1000 ]; then ok "512 MiB in under a second ($ms ms)"
+	else not_ok "512 MiB in under a second" "$ms ms"; fi
+fi
+
+finish
