@@ -54,29 +54,121 @@ def is_nop(text):
     return m.startswith("nop") or text.startswith("xchg   %ax,%ax") or m == "endbr64"
 
 
+REG = re.compile(r"%(r[0-9]+[dwb]?|[re]?[abcd]x|[abcd][lh]|[re]?(?:si|di|bp|sp)|(?:si|di|bp|sp)l)\b")
+CALLER_SAVED = {"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"}
+NO_WRITE = ("cmp", "test", "push", "j", "call", "ret", "nop", "bt", "endbr", "ud2", "int3",
+            "prefetch", "clflush", "lfence", "mfence", "sfence", "pause", "out", "wrmsr")
+
+
+def register(name):
+    """The 64-bit register an operand name is part of."""
+    name = name.lstrip("%")
+    m = re.fullmatch(r"r([0-9]+)[dwb]?", name)
+    if m:
+        return "r" + m.group(1)
+    m = re.fullmatch(r"[re]?([abcd])[xlh]", name)
+    if m:
+        return "r" + m.group(1) + "x"
+    m = re.fullmatch(r"[re]?(si|di|bp|sp)l?", name)
+    if m:
+        return "r" + m.group(1)
+    return name
+
+
+def written(text):
+    """(register, constant or None) the instruction writes, or None."""
+    verb = mnemonic(text)
+    if verb.startswith(NO_WRITE):
+        return None
+    ops = text.split(None, 1)[1] if " " in text.strip() else ""
+    ops = ops.split("#")[0].strip()
+    last = ops.rsplit(",", 1)[-1].strip()
+    if not re.fullmatch(r"%[a-z0-9]+", last):
+        return None
+    reg = register(last)
+    if verb.startswith("xor") and ops.count(",") == 1:
+        a, b = (register(x.strip()) for x in ops.split(","))
+        if a == b:
+            return reg, 0
+    m = re.fullmatch(r"\$0x([0-9a-f]+),\s*%[a-z0-9]+", ops)
+    if verb.startswith("mov") and m:
+        return reg, int(m.group(1), 16)
+    return reg, None
+
+
+def successors(insns, index, i, zero):
+    """Where control can go from instruction i, given the registers known
+    to hold zero there."""
+    text = insns[i][1]
+    verb = mnemonic(text)
+    target = TARGET.search(text)
+    local = target and int(target.group(1), 16) in index and "*" not in text
+    if verb.startswith("j"):
+        out = [index[int(target.group(1), 16)]] if local else []
+        if verb == "jmp":
+            return out
+        # "test %r,%r" then je/jne on a register known to be zero.
+        prev = insns[i - 1][1] if i else ""
+        m = re.fullmatch(r"test\s+(%[a-z0-9]+),\s*(%[a-z0-9]+)", prev.strip())
+        if m and register(m.group(1)) == register(m.group(2)) and \
+                register(m.group(1)) in zero and verb in ("je", "jz", "jne", "jnz"):
+            return out if verb in ("je", "jz") else [i + 1]
+        return out + [i + 1]
+    if verb in UNCONDITIONAL_END or verb.startswith("ret"):
+        return []
+    return [i + 1]
+
+
+SLOT = re.compile(r"-?0x[0-9a-f]+\(%rbp\)")
+
+
+def transfer(text, zero):
+    """Registers (and %rbp stack slots, where a flag is spilled around a
+    call) known to be zero after the instruction."""
+    verb = mnemonic(text)
+    if verb.startswith("call"):
+        return zero - CALLER_SAVED
+    ops = text.split(None, 1)[1].split("#")[0].strip() if " " in text.strip() else ""
+    parts = [x.strip() for x in ops.split(",")] if ops else []
+    if verb.startswith("mov") and len(parts) == 2:
+        src, dst = parts
+        if SLOT.fullmatch(dst):
+            known = src == "$0x0" or (src.startswith("%") and register(src) in zero)
+            return zero | {dst} if known else zero - {dst}
+        if SLOT.fullmatch(src) and dst.startswith("%"):
+            return zero | {register(dst)} if src in zero else zero - {register(dst)}
+    if parts and SLOT.fullmatch(parts[-1]) and not verb.startswith(NO_WRITE):
+        return zero - {parts[-1]}
+    w = written(text)
+    if not w:
+        return zero
+    return zero | {w[0]} if w[1] == 0 else zero - {w[0]}
+
+
 def reachable(insns):
-    """Indices of instructions reachable with jump-label NOPs falling through."""
+    """Indices of instructions reachable with every static key in its
+    initial state.  Jump-label NOPs fall through, so the code behind a
+    disabled key is unreachable.  A flag the compiler derived from such a
+    key (init = want_init_on_free()) lives in a register that the
+    fall-through path sets to zero: a forward data flow of the registers
+    known to be zero lets a branch on it go one way only.  Every other
+    branch is followed both ways."""
     index = {addr: i for i, (addr, _) in enumerate(insns)}
-    seen, todo = set(), [0]
+    state = {0: frozenset()}
+    todo = [0]
     while todo:
         i = todo.pop()
-        if i in seen or i >= len(insns):
+        if i >= len(insns):
             continue
-        seen.add(i)
-        text = insns[i][1]
-        verb = mnemonic(text)
-        target = TARGET.search(text)
-        local = target and int(target.group(1), 16) in index
-        if verb.startswith("j"):
-            if local and "*" not in text:
-                todo.append(index[int(target.group(1), 16)])
-            if verb != "jmp":
-                todo.append(i + 1)
-            continue
-        if verb in UNCONDITIONAL_END or verb.startswith("ret"):
-            continue
-        todo.append(i + 1)
-    return sorted(seen)
+        after = frozenset(transfer(insns[i][1], state[i]))
+        for j in successors(insns, index, i, state[i]):
+            if j >= len(insns):
+                continue
+            joined = after if j not in state else state[j] & after
+            if j not in state or joined != state[j]:
+                state[j] = joined
+                todo.append(j)
+    return sorted(i for i in state if i < len(insns))
 
 
 def normalise(text):

@@ -28,12 +28,14 @@ import xml.etree.ElementTree as ET
 
 ORIGIN = "sanitize_mem"
 
-# A line the kernel prints when something went wrong.  Any of them fails the
+# A line the kernel prints when something went wrong (including a write to
+# scrubbed memory found by sanitize_verify=1).  Any of them fails the
 # boot test of a cell, unless a KUnit case that is declared to provoke a
 # report (expect "report=<suite>.<case>") printed it.
 FATAL = re.compile(
     r"Kernel panic|\bOops\b|\bBUG:|kernel BUG at|WARNING:|Call Trace:|"
-    r"KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle"
+    r"KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|"
+    r"sanitize_mem: write after free"
 )
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 KTAP_RESULT = re.compile(
