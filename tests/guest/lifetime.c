@@ -3,10 +3,30 @@
  * lifetime - the guest half of the attacker's-view test (issue 5).
  *
  * Pushes a secret through each channel of tests/scan/channels (one
- * function per channel, table below), each in a child process that exits
- * so the release is real, then asks the host to scan guest RAM for them
- * and prints KTAP about the channels' mechanics (did each one run).  The
- * copy counts themselves are the host's (tests/scan/ramscan).
+ * function per channel, table below), each in a child process, then asks
+ * the host to scan guest RAM for them and prints KTAP about the channels'
+ * mechanics (did each one run).  The copy counts themselves are the host's
+ * (tests/scan/ramscan).
+ *
+ * Hold, then release all at once.  The kernel hands a freed page out
+ * again first (per-cpu free lists are LIFO), so a channel released while
+ * others still had to run would have its pages taken, and overwritten, by
+ * the next channel's fork, exec and page faults: the scan would measure
+ * page reuse, not scrubbing, and a kernel that clears nothing would look
+ * clean.  So the channels are set up one after another and each one, its
+ * data moved, holds what it holds (the process and its buffers, the file,
+ * the sockets) and blocks on the "go" pipe.  Once every channel holds, the
+ * parent closes the go pipe: every channel releases at the same moment
+ * (what "release" means is the channel's: free and exit, unlink, close),
+ * the parent reaps them all, waits SETTLE_MS for the deferred frees, and
+ * only then asks for the scan, having done nothing else in between.  A
+ * channel whose kernel buffer is freed by its consumer (a pipe's pages, a
+ * unix socket's skbs, an AF_ALG request's TX pages) has its consumer
+ * (reader, encryption) run at the release, so that its result is known
+ * only when the channel is reaped; the others check theirs before holding.
+ * The two resident channels (alive, kstack) sleep through the scan instead
+ * and are killed after it; the tty channel, which holds nothing of note,
+ * runs first and exits at once.
  *
  * Secrets are derived from a fresh getrandom() seed and the channel's name
  * (secrets.h), in the child that uses them and only there: the parent
@@ -36,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,34 +85,53 @@
 
 #define PAGE		4096
 #define COPIES		8	/* copies placed by the page-sized channels */
-#define LINES		4	/* pty lines, AF_ALG plaintext encryptions */
+#define LINES		4	/* pty lines */
 #define OFFSET		100	/* where a secret sits in its page */
 #define TEXT_LEN	240
+/*
+ * Between the release and the scan, for the frees the kernel defers: a
+ * reaped task's task_struct (with the FPU state saved in it) and its
+ * kernel stack go back through call_rcu(), a vfree() from that context
+ * through a workqueue.  On an idle guest a grace period is a few
+ * jiffies, even under TCG, and vanilla-iof counts 0 everywhere with no
+ * wait at all; one second is a margin for a slower host, cheap, and
+ * still short of the 5 s kvfree_rcu() batching (KFREE_DRAIN_JIFFIES),
+ * which frees nothing of these channels'.
+ */
+#define SETTLE_MS	1000
 
 /* What a child tells the parent, in memory shared across fork. */
 struct result {
-	int ready;		/* resident child: set up, now sleeping */
+	int ready;		/* set up: holding, or resident and asleep */
 	int ok;
 	char reason[TEXT_LEN];	/* why not ok */
 	char note[TEXT_LEN];	/* what was done, for a KTAP diagnostic */
 };
 
+#define RESIDENT	1	/* its child must be alive during the scan */
+#define FIRST		2	/* runs before the others, holds nothing */
+
 struct channel {
 	const char *name;
 	/*
-	 * Runs in a child of its own.  Returns 0 if the channel did what it
-	 * should (and then the child exits), or fail()'s -1.  A resident
-	 * channel calls resident() instead of returning when it succeeds.
-	 * NULL: nothing runs in the guest (the "unused" control).
+	 * Runs in a child of its own.  Moves the channel's data, calls
+	 * hold() (which returns at the release), releases, and returns 0
+	 * if the channel did what it should (and then the child exits), or
+	 * fail()'s -1, before or after holding.  A resident channel calls
+	 * resident() instead of holding and returning; a FIRST channel
+	 * returns without holding.  NULL: nothing runs in the guest (the
+	 * "unused" control).
 	 */
 	int (*run)(const struct channel *ch, struct result *r);
-	int resident;		/* its child must be alive during the scan */
+	int flags;
 };
 
 static uint64_t seed;
 static char seed_hex[SECRET_SEED_HEX + 1];
 static int cons_in = 0, cons_out = 1;	/* the console device */
 static int timeout_s = 120;
+static int go_fd = -1;		/* read end of the go pipe: EOF = release */
+static int helper_fd = -1;	/* in a helper: "set up" to its channel */
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -176,13 +216,60 @@ static void clear_vector_regs(void)
 #endif
 }
 
-/* Clear the registers and sleep once, so the FPU state saved is zeroes. */
+/*
+ * Decoy pages.  An exiting process takes a page from the allocator before
+ * it frees any of its own (the mmu_gather batch page, once more than 6
+ * pages are to be unmapped), an unmovable kernel page, and the allocator
+ * hands out the unmovable page freed last on that CPU: a page the channel
+ * has just released (a pipe page its reader freed, an AF_ALG TX page),
+ * whose secret the batch's pointers overwrite.  So every process of a
+ * channel holds DECOY_PAGES unmovable pages of its own, the buffers of a
+ * pipe filled with zeroes at its start, and closes that pipe right before
+ * it exits, which frees them with no allocation: its exit takes decoys,
+ * not the channel's pages.  (User pages are movable, on another free
+ * list: free anonymous memory would be no decoy.)  On a kernel that
+ * clears at free the decoys change nothing: the channel's pages are
+ * cleared when freed, whoever takes them after.
+ */
+#define DECOY_PAGES	16	/* a pipe's default capacity */
+static int decoy[2] = { -1, -1 };
+
+static void decoy_close(void)
+{
+	if (decoy[0] < 0)
+		return;
+	close(decoy[1]);
+	close(decoy[0]);	/* the last reference: the pages are freed */
+	decoy[0] = decoy[1] = -1;
+}
+
+/* In a helper, the decoy pipe inherited is its channel's: closed, not freed. */
+static void decoy_make(void)
+{
+	static const char zeroes[PAGE];
+	int i;
+
+	decoy_close();
+	if (pipe2(decoy, O_NONBLOCK)) {
+		decoy[0] = decoy[1] = -1;
+		return;		/* no decoys: only a count may be lower */
+	}
+	for (i = 0; i < DECOY_PAGES; i++)
+		if (write(decoy[1], zeroes, PAGE) != PAGE)
+			break;
+}
+
+/*
+ * Clear the registers and sleep once, so the FPU state saved is zeroes;
+ * free the decoys; exit.
+ */
 static void __attribute__((noreturn)) child_exit(int status)
 {
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
 
 	clear_vector_regs();
 	nanosleep(&ts, NULL);
+	decoy_close();
 	_exit(status);
 }
 
@@ -198,6 +285,105 @@ static void __attribute__((noreturn)) resident(struct result *r)
 	__atomic_store_n(&r->ready, 1, __ATOMIC_SEQ_CST);
 	for (;;)
 		pause();
+}
+
+/*
+ * Block until the release (EOF on the go pipe, when the parent closes its
+ * end or dies).  The setup's alarm is off while holding, since how long
+ * the other channels take is not this one's business; the release gets a
+ * fresh one.
+ */
+static void wait_go(void)
+{
+	char c;
+
+	alarm(0);
+	clear_vector_regs();
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	alarm((unsigned int)timeout_s + 30);
+}
+
+/*
+ * A channel, its data moved (and checked, unless its consumer runs at the
+ * release): tell the parent it holds, and wait for the release.
+ */
+static void hold(struct result *r)
+{
+	clear_vector_regs();
+	__atomic_store_n(&r->ready, 1, __ATOMIC_SEQ_CST);
+	wait_go();
+}
+
+/*
+ * A helper process of a channel (the reader of a pipe, of a socket): a
+ * child of the channel's child, forked before any secret exists in it.
+ * Returns the helper's pid in the channel, 0 in the helper, -1 (fail()'d)
+ * on error.  *sync is what wait_helper() reads.
+ */
+static pid_t fork_helper(int *sync, struct result *r)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return fail_errno(r, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		fail_errno(r, "fork");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		helper_fd = p[1];
+		alarm((unsigned int)timeout_s + 30);
+		decoy_make();
+		return 0;
+	}
+	close(p[1]);
+	*sync = p[0];
+	return pid;
+}
+
+/* In a helper, set up (its buffers faulted in): tell its channel, hold. */
+static void helper_hold(void)
+{
+	clear_vector_regs();
+	if (write(helper_fd, "r", 1) != 1)
+		child_exit(1);
+	close(helper_fd);
+	wait_go();
+}
+
+static int wait_child(pid_t pid, struct result *r, const char *who);
+
+/* In a channel: wait until its helper is set up (so that it holds too). */
+static int wait_helper(int sync, pid_t pid, struct result *r, const char *who)
+{
+	ssize_t n;
+	char c;
+
+	while ((n = read(sync, &c, 1)) < 0 && errno == EINTR)
+		;
+	close(sync);
+	if (n == 1)
+		return 0;
+	if (wait_child(pid, r, who) == 0)
+		fail(r, "%s exited before it was set up", who);
+	return -1;
+}
+
+/* A channel that fails before the release does not leave its helper. */
+static int stop_helper(pid_t pid)
+{
+	int e = errno;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	errno = e;
+	return -1;
 }
 
 static int write_full(int fd, const void *buf, size_t n)
@@ -339,13 +525,16 @@ static int ch_heap(const struct channel *ch, struct result *r)
 	for (i = 0; i < COPIES; i++)
 		secret_derive(seed, ch->name, a + i * PAGE + OFFSET);
 	touch(p);
-	free(p);
 	note(r, "%d copies in %d pages of a %d-byte malloc, freed", COPIES, COPIES,
 	     (COPIES + 1) * PAGE);
+	hold(r);
+	free(p);
 	return 0;
 }
 
-static int __attribute__((noinline)) stack_frame(const char *name, int depth)
+/* The deepest frame holds, so all of them are on the stack until the release. */
+static int __attribute__((noinline)) stack_frame(const char *name, int depth,
+						 struct result *r)
 {
 	char buf[PAGE];
 	uintptr_t in_page = (uintptr_t)buf & (PAGE - 1);
@@ -356,16 +545,19 @@ static int __attribute__((noinline)) stack_frame(const char *name, int depth)
 	secret_derive(seed, name, buf + pos);
 	touch(buf);
 	if (depth > 1)
-		n += stack_frame(name, depth - 1);
+		n += stack_frame(name, depth - 1, r);
+	else
+		hold(r);
 	touch(buf);
 	return n;
 }
 
 static int ch_stack(const struct channel *ch, struct result *r)
 {
-	int n = stack_frame(ch->name, COPIES);
+	int n;
 
-	note(r, "%d copies in %d nested %d-byte stack frames", n, n, PAGE);
+	note(r, "%d copies in %d nested %d-byte stack frames", COPIES, COPIES, PAGE);
+	n = stack_frame(ch->name, COPIES, r);
 	return n == COPIES ? 0 : fail(r, "only %d frames", n);
 }
 
@@ -378,28 +570,40 @@ static int wait_child(pid_t pid, struct result *r, const char *who)
 		return fail_errno(r, "waitpid");
 	if (WIFSIGNALED(status))
 		return fail(r, "%s killed by signal %d", who, WTERMSIG(status));
-	if (WEXITSTATUS(status))
-		return fail(r, "%s: %s", who, r->reason[0] ? r->reason : "failed");
+	if (WEXITSTATUS(status)) {
+		char why[TEXT_LEN];	/* the helper's reason, if it left one */
+
+		snprintf(why, sizeof(why), "%s", r->reason[0] ? r->reason : "failed");
+		return fail(r, "%s: %s", who, why);
+	}
 	return 0;
 }
 
+/*
+ * The reader frees a pipe's pages as it reads them: it reads at the
+ * release.  Until then the 8 pages sit in the pipe (16 pages deep).
+ */
 static int ch_pipe(const struct channel *ch, struct result *r)
 {
-	int fds[2], i, good = 0;
+	int fds[2], i, good = 0, sync;
 	char *p, *buf;
 	pid_t pid;
 
 	if (pipe(fds))
 		return fail_errno(r, "pipe");
-	pid = fork();	/* before any secret exists in this process */
+	pid = fork_helper(&sync, r);	/* before any secret exists in this process */
 	if (pid < 0)
-		return fail_errno(r, "fork");
+		return -1;
 	if (pid == 0) {
 		close(fds[1]);
 		p = malloc(2 * PAGE);
-		if (!p)
-			_exit(1);
+		if (!p) {
+			fail_errno(r, "the reader's malloc");
+			child_exit(1);
+		}
 		buf = page_align(p);
+		memset(buf, 0, PAGE);	/* faulted in now, not at the release */
+		helper_hold();
 		for (i = 0; i < COPIES; i++) {
 			if (read_full(fds[0], buf, PAGE) != PAGE)
 				break;
@@ -412,23 +616,27 @@ static int ch_pipe(const struct channel *ch, struct result *r)
 	}
 	close(fds[0]);
 	p = malloc(2 * PAGE);
-	if (!p)
-		return fail_errno(r, "malloc");
+	if (!p) {
+		fail_errno(r, "malloc");
+		return stop_helper(pid);
+	}
 	buf = page_align(p);
 	memset(buf, 0, PAGE);
 	for (i = 0; i < COPIES; i++) {
 		secret_derive(seed, ch->name, buf + OFFSET);
 		if (write_full(fds[1], buf, PAGE)) {
 			scrub(buf, PAGE);
-			return fail_errno(r, "write to the pipe");
+			fail_errno(r, "write to the pipe");
+			return stop_helper(pid);
 		}
 		scrub(buf, PAGE);
 	}
-	close(fds[1]);
-	if (wait_child(pid, r, "reader"))
+	if (wait_helper(sync, pid, r, "reader"))
 		return -1;
-	note(r, "%d page-sized writes, read by pid %d", COPIES, (int)pid);
-	return 0;
+	note(r, "%d page-sized writes, read by pid %d at the release", COPIES, (int)pid);
+	hold(r);
+	close(fds[1]);
+	return wait_child(pid, r, "reader");
 }
 
 static int ch_tmpfs(const struct channel *ch, struct result *r)
@@ -473,29 +681,35 @@ static int ch_tmpfs(const struct channel *ch, struct result *r)
 	}
 	scrub(buf, PAGE);
 	close(fd);
+	if (good != COPIES) {
+		unlink(path);
+		return fail(r, "read back %d of %d copies", good, COPIES);
+	}
+	note(r, "%d pages written, read back, unlinked, in %s", COPIES, dir);
+	hold(r);
 	if (unlink(path))
 		return fail_errno(r, "unlink");
-	if (good != COPIES)
-		return fail(r, "read back %d of %d copies", good, COPIES);
-	note(r, "%d pages written, read back, unlinked, in %s", COPIES, dir);
 	return 0;
 }
 
+/* The reader frees the skbs as it reads them: it reads at the release. */
 static int ch_unix(const struct channel *ch, struct result *r)
 {
 	char msg[SECRET_LEN], back[COPIES * SECRET_LEN];
-	int sv[2], i, good = 0;
+	int sv[2], i, good = 0, sync;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return fail_errno(r, "socketpair");
-	pid = fork();
+	pid = fork_helper(&sync, r);
 	if (pid < 0)
-		return fail_errno(r, "fork");
+		return -1;
 	if (pid == 0) {
 		ssize_t n;
 
 		close(sv[0]);
+		memset(back, 0, sizeof(back));
+		helper_hold();
 		n = read_full(sv[1], back, sizeof(back));
 		for (i = 0; n == (ssize_t)sizeof(back) && i < COPIES; i++)
 			good += secret_equal_n(seed, ch->name, back + i * SECRET_LEN,
@@ -510,14 +724,17 @@ static int ch_unix(const struct channel *ch, struct result *r)
 	for (i = 0; i < COPIES; i++)
 		if (send(sv[0], msg, sizeof(msg), 0) != (ssize_t)sizeof(msg)) {
 			scrub(msg, sizeof(msg));
-			return fail_errno(r, "send");
+			fail_errno(r, "send");
+			return stop_helper(pid);
 		}
 	scrub(msg, sizeof(msg));
-	close(sv[0]);
-	if (wait_child(pid, r, "reader"))
+	if (wait_helper(sync, pid, r, "reader"))
 		return -1;
-	note(r, "%d messages of %d bytes, read by pid %d", COPIES, SECRET_LEN, (int)pid);
-	return 0;
+	note(r, "%d messages of %d bytes, read by pid %d at the release", COPIES,
+	     SECRET_LEN, (int)pid);
+	hold(r);
+	close(sv[0]);
+	return wait_child(pid, r, "reader");
 }
 
 static int ch_kstack(const struct channel *ch, struct result *r)
@@ -612,11 +829,15 @@ static int ch_pty(const struct channel *ch, struct result *r)
 		good += n == SECRET_LEN && secret_equal_n(seed, ch->name, back, SECRET_LEN);
 	}
 	scrub(back, sizeof(back));
+	if (good != LINES) {
+		close(s);
+		close(m);
+		return fail(r, "read %d of %d lines back on the slave", good, LINES);
+	}
+	note(r, "%d lines through %s, echo off", LINES, name);
+	hold(r);
 	close(s);
 	close(m);
-	if (good != LINES)
-		return fail(r, "read %d of %d lines back on the slave", good, LINES);
-	note(r, "%d lines through %s, echo off", LINES, name);
 	return 0;
 }
 
@@ -664,13 +885,13 @@ static int alg_open(const char *type, const char *alg, const void *key,
 }
 
 /*
- * One operation on a fresh request socket: send in[0..inlen) with the
- * IV (zeroes) and, for AEAD, the associated data length; read up to
- * outlen bytes.  Returns the bytes read, or -1.
+ * A fresh request socket, sent in[0..inlen) with the IV (zeroes) and, for
+ * AEAD, the associated data length: the kernel copies the input into TX
+ * pages of its own, freed when the operation runs (alg_recv()) or the
+ * socket is closed.  Returns the request socket, or -1.
  */
-static ssize_t alg_op(int tfm, int decrypt, size_t ivlen, size_t assoclen,
-		      const void *in, size_t inlen, void *out, size_t outlen,
-		      struct result *r)
+static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		    const void *in, size_t inlen, struct result *r)
 {
 	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) +
 		  CMSG_SPACE(sizeof(int))];
@@ -721,11 +942,28 @@ static ssize_t alg_op(int tfm, int decrypt, size_t ivlen, size_t assoclen,
 		close(op);
 		return -1;
 	}
-	n = read(op, out, outlen);
+	return op;
+}
+
+/* Run the operation sent to request socket op, read up to outlen bytes, close op. */
+static ssize_t alg_recv(int op, void *out, size_t outlen, struct result *r)
+{
+	ssize_t n = read(op, out, outlen);
+
 	if (n < 0)
-		fail(r, "%s with AF_ALG: %s", decrypt ? "decrypt" : "encrypt", strerror(errno));
+		fail(r, "AF_ALG operation: %s", strerror(errno));
 	close(op);
 	return n;
+}
+
+/* One operation on a fresh request socket.  Returns the bytes read, or -1. */
+static ssize_t alg_op(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		      const void *in, size_t inlen, void *out, size_t outlen,
+		      struct result *r)
+{
+	int op = alg_send(tfm, decrypt, ivlen, assoclen, in, inlen, r);
+
+	return op < 0 ? -1 : alg_recv(op, out, outlen, r);
 }
 
 /* The derived secret's first 16 characters are the AES-128 key. */
@@ -765,16 +1003,22 @@ static int afalg_key(const struct channel *ch, struct result *r, const char *typ
 		fail(r, "decryption did not give the plaintext back (%zd bytes)", n);
 		goto out;
 	}
-	close(tfm);
 	note(r, "%s %s, key set, %zu bytes encrypted to %zu and decrypted back",
 	     type, alg, textlen, ctlen);
+	hold(r);
+	close(tfm);
 	return 0;
 out:
 	close(tfm);
 	return -1;
 }
 
-/* The derived secret (32 bytes) is the plaintext, encrypted LINES times. */
+/*
+ * The derived secret (32 bytes) is the plaintext, encrypted COPIES times,
+ * each on a request socket of its own.  An encryption frees its TX page
+ * when it runs, so the plaintexts are sent (one TX page each) before the
+ * hold and encrypted at the release.
+ */
 static int afalg_plain(const struct channel *ch, struct result *r, const char *type,
 		       const char *alg)
 {
@@ -783,28 +1027,43 @@ static int afalg_plain(const struct channel *ch, struct result *r, const char *t
 	size_t inlen = assoclen + SECRET_LEN, ctlen = inlen + (aead ? AUTHSIZE : 0);
 	char in[64], ct[128];
 	ssize_t n = 0;
-	int tfm, i, same = 0;
+	int tfm, i, sent, same = 0, ops[COPIES];
 
 	tfm = alg_open(type, alg, public_key, sizeof(public_key), r);
 	if (tfm < 0)
 		return -1;
 	memcpy(in, public_aad, assoclen);
 	secret_derive(seed, ch->name, in + assoclen);
-	for (i = 0; i < LINES; i++) {
-		n = alg_op(tfm, 0, ivlen, assoclen, in, inlen, ct, ctlen, r);
-		if (n != (ssize_t)ctlen)
+	for (sent = 0; sent < COPIES; sent++) {
+		ops[sent] = alg_send(tfm, 0, ivlen, assoclen, in, inlen, r);
+		if (ops[sent] < 0)
 			break;
-		same += !memcmp(ct + assoclen, in + assoclen, SECRET_LEN);
 	}
 	scrub(in, sizeof(in));
+	if (sent < COPIES) {
+		while (sent--)
+			close(ops[sent]);
+		close(tfm);
+		return -1;
+	}
+	memset(ct, 0, sizeof(ct));
+	note(r, "%s %s, %d encryptions of %d bytes to %zu, at the release", type, alg,
+	     COPIES, SECRET_LEN, ctlen);
+	hold(r);
+	for (i = 0; i < COPIES; i++) {
+		n = alg_recv(ops[i], ct, ctlen, r);
+		if (n != (ssize_t)ctlen)
+			break;
+		same += secret_equal_n(seed, ch->name, ct + assoclen, SECRET_LEN);
+	}
 	scrub(ct, sizeof(ct));
+	while (++i < COPIES)
+		close(ops[i]);
 	close(tfm);
-	if (i < LINES)
+	if (n != (ssize_t)ctlen)
 		return n < 0 ? -1 : fail(r, "encryption gave %zd bytes, expected %zu", n, ctlen);
 	if (same)
 		return fail(r, "the ciphertext is the plaintext");
-	note(r, "%s %s, %d encryptions of %d bytes to %zu", type, alg, LINES,
-	     SECRET_LEN, ctlen);
 	return 0;
 }
 
@@ -832,14 +1091,14 @@ static int ch_aead_plain(const struct channel *ch, struct result *r)
 
 static const struct channel channels[] = {
 	{ "unused",		NULL,			0 },
-	{ "alive",		ch_alive,		1 },
+	{ "alive",		ch_alive,		RESIDENT },
 	{ "heap",		ch_heap,		0 },
 	{ "stack",		ch_stack,		0 },
 	{ "pipe",		ch_pipe,		0 },
 	{ "tmpfs",		ch_tmpfs,		0 },
 	{ "unix",		ch_unix,		0 },
-	{ "kstack",		ch_kstack,		1 },
-	{ "tty",		ch_tty,			0 },
+	{ "kstack",		ch_kstack,		RESIDENT },
+	{ "tty",		ch_tty,			FIRST },
 	{ "pty",		ch_pty,			0 },
 	{ "afalg-skcipher-key",	ch_skcipher_key,	0 },
 	{ "afalg-skcipher-plain", ch_skcipher_plain,	0 },
@@ -852,13 +1111,35 @@ static const struct channel channels[] = {
 
 struct run {
 	int selected;
-	pid_t pid;		/* resident child, 0 when reaped */
+	pid_t pid;		/* a child alive after its setup, 0 once reaped */
+	int holding;		/* released at "go" (not resident) */
 };
 
-static void run_channel(const struct channel *ch, struct result *r, struct run *run)
+/* What a channel's child's end says, into its result. */
+static void record_exit(struct result *r, int status)
 {
+	if (WIFSIGNALED(status)) {
+		r->ok = 0;
+		fail(r, "child killed by signal %d%s", WTERMSIG(status),
+		     WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+		return;
+	}
+	r->ok = WEXITSTATUS(status) == 0;
+	if (!r->ok && !r->reason[0])
+		fail(r, "child exit status %d", WEXITSTATUS(status));
+}
+
+/*
+ * Start a channel in a child of its own and wait until it holds (or, if
+ * resident, sleeps), or has exited: a FIRST channel when done, any other
+ * when it failed before holding.
+ */
+static void start_channel(const struct channel *ch, struct result *r, struct run *run,
+			  int go_w)
+{
+	/* Beyond the child's own alarm, so that its timeout is the one reported. */
+	int i, status, ticks = (timeout_s + 60) * 100;
 	pid_t pid;
-	int status, i;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -868,48 +1149,38 @@ static void run_channel(const struct channel *ch, struct result *r, struct run *
 		return;
 	}
 	if (pid == 0) {
+		close(go_w);
 		signal(SIGPIPE, SIG_IGN);
 		/* If the console is someone's controlling tty, do not stop. */
 		signal(SIGTTOU, SIG_IGN);
 		signal(SIGTTIN, SIG_IGN);
-		if (!ch->resident)
+		if (!(ch->flags & RESIDENT)) {
 			alarm((unsigned int)timeout_s + 30);
+			decoy_make();
+		}
 		child_exit(ch->run(ch, r) == 0 ? 0 : 1);
 	}
-	if (ch->resident) {
-		/* Wait for it to be set up and asleep (or to have failed). */
-		for (i = 0; i < timeout_s * 100; i++) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+	for (i = 0; i < ticks; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-			if (__atomic_load_n(&r->ready, __ATOMIC_SEQ_CST)) {
-				run->pid = pid;
-				return;
-			}
-			if (waitpid(pid, &status, WNOHANG) == pid) {
-				if (!r->reason[0])
-					fail(r, "exited before it was set up (status 0x%x)", status);
-				r->ok = 0;
-				return;
-			}
-			nanosleep(&ts, NULL);
+		if (__atomic_load_n(&r->ready, __ATOMIC_SEQ_CST)) {
+			run->pid = pid;
+			run->holding = !(ch->flags & RESIDENT);
+			return;
 		}
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		fail(r, "not set up within %d s", timeout_s);
-		return;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			record_exit(r, status);
+			if (r->ok && !(ch->flags & FIRST)) {
+				r->ok = 0;
+				fail(r, "exited before it was set up");
+			}
+			return;
+		}
+		nanosleep(&ts, NULL);
 	}
-	if (waitpid(pid, &status, 0) != pid) {
-		fail_errno(r, "waitpid");
-		return;
-	}
-	if (WIFSIGNALED(status)) {
-		fail(r, "child killed by signal %d%s", WTERMSIG(status),
-		     WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
-		return;
-	}
-	r->ok = WEXITSTATUS(status) == 0;
-	if (!r->ok && !r->reason[0])
-		fail(r, "child exit status %d", WEXITSTATUS(status));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	fail(r, "not set up within %d s", timeout_s + 60);
 }
 
 static void usage(void)
@@ -924,8 +1195,9 @@ int main(int argc, char **argv)
 	struct run runs[NCHANNELS];
 	struct result *res;
 	char reply[64], cons_note[300];
+	struct timespec settle = { SETTLE_MS / 1000, (SETTLE_MS % 1000) * 1000000L };
 	size_t i;
-	int n, failed = 0, scan_ok, ntests = 0, t;
+	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2];
 
 	for (n = 1; n < argc; n++) {
 		if (!strcmp(argv[n], "--list")) {
@@ -1000,22 +1272,52 @@ int main(int argc, char **argv)
 	}
 	memset(res, 0, NCHANNELS * sizeof(*res));
 
-	for (i = 0; i < NCHANNELS; i++) {
-		if (!runs[i].selected)
-			continue;
-		if (!channels[i].run) {
-			res[i].ok = 1;
-			note(&res[i], "never derived in the guest");
-			continue;
+	if (pipe(go)) {
+		printf("KTAP version 1\n1..1\nnot ok 1 setup # pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	go_fd = go[0];
+
+	/*
+	 * Every process of the test on one CPU, so one per-cpu free list
+	 * sees all the frees and allocations, in order: an exiting process
+	 * then takes its own decoys (see decoy_make()), not the pages that
+	 * another one, or itself before a migration, freed on another CPU.
+	 */
+	n = sched_getcpu();
+	if (n >= 0) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(n, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) == 0) {
+			size_t len = strlen(cons_note);
+
+			snprintf(cons_note + len, sizeof(cons_note) - len, ", on cpu %d", n);
 		}
-		run_channel(&channels[i], &res[i], &runs[i]);
+	}
+
+	/* The FIRST channels, then the others, each set up before the next. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < NCHANNELS; i++) {
+			int first = (channels[i].flags & FIRST) != 0;
+
+			if (!runs[i].selected || first != (pass == 0))
+				continue;
+			if (!channels[i].run) {
+				res[i].ok = 1;
+				note(&res[i], "never derived in the guest");
+				continue;
+			}
+			start_channel(&channels[i], &res[i], &runs[i], go[1]);
+		}
 	}
 
 	/* The residents must still be there when the host looks. */
 	for (i = 0; i < NCHANNELS; i++) {
 		int status;
 
-		if (!runs[i].pid)
+		if (!runs[i].pid || runs[i].holding)
 			continue;
 		if (waitpid(runs[i].pid, &status, WNOHANG) == runs[i].pid) {
 			res[i].ok = 0;
@@ -1023,6 +1325,29 @@ int main(int argc, char **argv)
 			runs[i].pid = 0;
 		}
 	}
+
+	/*
+	 * The release: every holding channel at once.  From here to the
+	 * scan the parent only reaps, syncs and sleeps: no fork, no
+	 * allocation, nothing to take the pages just freed.
+	 */
+	close(go[1]);
+	for (i = 0; i < NCHANNELS; i++) {
+		pid_t w;
+		int status;
+
+		if (!runs[i].pid || !runs[i].holding)
+			continue;
+		while ((w = waitpid(runs[i].pid, &status, 0)) < 0 && errno == EINTR)
+			;
+		if (w == runs[i].pid)
+			record_exit(&res[i], status);
+		else
+			fail(&res[i], "waitpid: %s", strerror(errno));
+		runs[i].pid = 0;
+	}
+	sync();
+	nanosleep(&settle, NULL);
 
 	if (marker("HARNESS: SCAN %s", seed_hex)) {
 		snprintf(reply, sizeof(reply), "(cannot write the marker: %s)", strerror(errno));
