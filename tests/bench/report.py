@@ -1,0 +1,764 @@
+#!/usr/bin/env python3
+"""The sanitize_mem benchmarks (issue 6): host-side helpers and the report.
+
+    report.py stamp LOG          copy stdin (a guest's console) to LOG and
+                                 LOG's ".times" twin ("<host s>\t<line>")
+    report.py check LOG          did the bench program report every workload
+                                 it planned?  exit 1 and say which did not
+    report.py report --dir D --policy policy/bench --out PREFIX
+                     [--vmlinux NAME=PATH ...]
+                                 write PREFIX.md, PREFIX.json, PREFIX.svg
+
+Figures come from two kinds of boot of each configuration (run-bench.sh):
+
+  icount   QEMU -icount shift=0,sleep=off: the guest clock counts executed
+           instructions, so "# BENCH <workload> <ns>" from the guest is the
+           same on every run whatever the host does.  One run.
+  wall     ordinary TCG, R runs.  The guest has only a jiffies clock here
+           (no HPET/ACPI, TSC unstable), so the workload is timed by the
+           host, between the "bench-clock: start|end" lines the guest writes
+           to its console.  Median, min and max over the runs.
+
+Every figure is reported as a ratio to the "vanilla" configuration of the
+same run.  Targets are computed and reported, never asserted.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+BENCH_RE = re.compile(r"^\s*# BENCH (\S+) (\d+)\s*$")
+OK_RE = re.compile(r"^\s*(not ok|ok) (\d+) (\S+)(?:\s+#\s*(.*))?$")
+PLAN_RE = re.compile(r"^\s*1\.\.(\d+)\s*$")
+SCALE_RE = re.compile(r"^\s*# bench: scale (\d+)(?: reps (\d+))?")
+CLOCK_RE = re.compile(r"^bench-clock: (start|end|failed) (\S+)")
+MICRO_RE = re.compile(r"sanitize_bench: BENCH (\S+) (\d+) (\d+)")
+POLICY_RE = re.compile(r"^HARNESS: policy=(.*)$")
+TSC_RE = re.compile(r"tsc: (?:Detected|Refined TSC clocksource calibration:) ([\d.]+) MHz")
+
+# Process workloads, in the order bench.c runs them.
+PROCESS_WORKLOADS = ["pipe", "socket", "forkexec", "tmpfs", "getppid", "readzero"]
+
+# Free (and matching alloc) fast paths whose size is worth comparing.
+FAST_PATHS = [
+    "kfree", "kmem_cache_free", "kmem_cache_free_bulk", "__slab_free",
+    "kmem_cache_alloc_noprof", "__kmalloc_noprof", "__kmalloc_cache_noprof",
+    "free_unref_page", "free_unref_folios", "__free_pages", "__free_pages_ok",
+    "free_pages_prepare", "free_pcppages_bulk", "post_alloc_hook",
+    "prep_new_page", "get_page_from_freelist", "kfree_sensitive",
+    "free_task", "free_thread_stack", "stackleak_erase",
+]
+
+
+# --- stamp / check ------------------------------------------------------------
+
+def cmd_stamp(args):
+    """Copy stdin to LOG, and each line with the host's monotonic time
+    (seconds since the start) to LOG.times.  Unbuffered: QEMU writes the
+    serial console byte by byte, lines are stamped as they complete."""
+    t0 = time.monotonic()
+    inp = sys.stdin.buffer
+    with open(args.log, "wb") as raw, open(args.log + ".times", "w",
+                                               encoding="utf-8") as times:
+        for line in iter(inp.readline, b""):
+            now = time.monotonic() - t0
+            raw.write(line)
+            raw.flush()
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            times.write("%.6f\t%s\n" % (now, text))
+            times.flush()
+    return 0
+
+
+def parse_log(path):
+    """What one boot's console says: the bench's plan, its results, the
+    guest-clock figures, the policy the kernel reported, whether /init got
+    to its end marker, and the host's timing of each workload."""
+    r = {"micro": {}, "plan": None, "scale": None, "reps": 1, "ns": {}, "ok": {}, "notok": {},
+         "policy": None, "end": False, "tsc_mhz": None, "host_s": {},
+         "panic": False}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    in_bench = False
+    for line in lines:
+        line = line.rstrip("\r")
+        m = POLICY_RE.match(line)
+        if m:
+            r["policy"] = m.group(1).strip()
+            continue
+        if line.startswith("HARNESS: END"):
+            r["end"] = True
+            continue
+        if "Kernel panic" in line or "BUG:" in line or "Oops" in line:
+            r["panic"] = True
+        m = MICRO_RE.search(line)
+        if m:
+            r["micro"][m.group(1)] = int(m.group(2))
+            continue
+        m = TSC_RE.search(line)
+        if m:
+            r["tsc_mhz"] = float(m.group(1))
+        # The bench program's own KTAP is indented by 8 by /init's sed.
+        if line.startswith("        "):
+            body = line[8:]
+            if body.startswith("KTAP version"):
+                in_bench = True
+                continue
+            if not in_bench or body.startswith(" "):
+                continue
+            m = PLAN_RE.match(body)
+            if m and r["plan"] is None:
+                r["plan"] = int(m.group(1))
+                continue
+            m = SCALE_RE.match(body)
+            if m:
+                r["scale"] = int(m.group(1))
+                r["reps"] = int(m.group(2) or 1)
+                continue
+            m = BENCH_RE.match(body)
+            if m:
+                r["ns"].setdefault(m.group(1), []).append(int(m.group(2)))
+                continue
+            m = OK_RE.match(body)
+            if m:
+                (r["ok"] if m.group(1) == "ok" else r["notok"])[m.group(3)] = \
+                    m.group(4) or ""
+    # Host time of each workload from the ".times" twin.
+    starts = {}
+    try:
+        with open(path + ".times", encoding="utf-8", errors="replace") as f:
+            for tl in f:
+                stamp, _, text = tl.rstrip("\n").partition("\t")
+                m = CLOCK_RE.match(text.strip())
+                if not m:
+                    continue
+                what, name = m.groups()
+                if what == "start":
+                    starts[name] = float(stamp)
+                elif what == "end" and name in starts:
+                    r["host_s"].setdefault(name, []).append(
+                        float(stamp) - starts.pop(name))
+    except OSError:
+        pass
+    return r
+
+
+def problems(r):
+    """Why a boot's figures cannot be used, or [] if they can."""
+    if r is None:
+        return ["no console log"]
+    out = []
+    if r["panic"]:
+        out.append("the kernel panicked or oopsed")
+    if r["plan"] is None:
+        out.append("the bench program never started (no KTAP plan)")
+    else:
+        for name, why in r["notok"].items():
+            out.append("workload %s failed: %s" % (name, why or "not ok"))
+        reported = [n for n in r["ok"] if len(r["ns"].get(n, [])) >= r["reps"]]
+        if len(reported) < r["plan"]:
+            missing = r["plan"] - len(reported)
+            out.append("%d of %d workloads did not report (got: %s)" % (
+                missing, r["plan"], ", ".join(reported) or "none"))
+    if not r["end"]:
+        out.append("the guest did not reach 'HARNESS: END'")
+    return out
+
+
+def cmd_check(args):
+    r = parse_log(args.log)
+    probs = problems(r)
+    if args.wall and r is not None:
+        lost = [n for n in r["ok"] if n not in r["host_s"]]
+        if lost:
+            probs.append("no bench-clock start/end on the console for: " +
+                         ", ".join(lost))
+    for p in probs:
+        print(p)
+    return 1 if probs else 0
+
+
+# --- the report ---------------------------------------------------------------
+
+def read_policy(path):
+    configs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            fields = [x.strip() for x in s.split("|")]
+            fields += [""] * (3 - len(fields))
+            configs.append({"name": fields[0], "kernel": fields[1],
+                            "args": fields[2]})
+    return configs
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def collect(bench_dir, configs):
+    """Parse every log of every configuration."""
+    workloads = []
+    for c in configs:
+        d = os.path.join(bench_dir, c["name"])
+        c["errors"] = []
+        err = read_text(os.path.join(d, "errors"))
+        if err:
+            c["errors"] += err.splitlines()
+        c["cmdline"] = {m: read_text(os.path.join(d, m + ".cmdline"))
+                        for m in ("icount", "wall-1")}
+        c["kernel_image"] = read_text(os.path.join(d, "kernel"))
+        ic = parse_log(os.path.join(d, "icount.log"))
+        c["icount"] = {}
+        c["icount_reps"] = {}
+        c["icount_scale"] = None
+        c["micro"] = {}
+        c["policy_reported"] = None
+        c["tsc_mhz"] = None
+        c["scale"] = None
+        if ic is not None:
+            probs = problems(ic)
+            c["errors"] += ["icount: " + p for p in probs]
+            # one figure per workload: the mean over the repetitions
+            c["icount_reps"] = {n: ns for n, ns in ic["ns"].items() if n in ic["ok"]}
+            c["icount"] = {n: statistics.mean(v) for n, v in c["icount_reps"].items()}
+            c["policy_reported"] = ic["policy"]
+            c["tsc_mhz"] = ic["tsc_mhz"]
+            c["icount_scale"] = ic["scale"]
+            c["micro"] = ic["micro"]
+        c["wall"] = {}
+        c["wall_guest_ns"] = {}
+        runs = sorted((f for f in os.listdir(d) if re.match(r"wall-\d+\.log$", f)),
+                      key=lambda f: int(re.findall(r"\d+", f)[0])) \
+            if os.path.isdir(d) else []
+        for f in runs:
+            w = parse_log(os.path.join(d, f))
+            probs = problems(w)
+            c["errors"] += ["%s: %s" % (f[:-4], p) for p in probs]
+            if w is None:
+                continue
+            if c["policy_reported"] is None:
+                c["policy_reported"] = w["policy"]
+            if c["scale"] is None:
+                c["scale"] = w["scale"]
+            for n in w["ok"]:
+                if n in w["host_s"]:
+                    c["wall"].setdefault(n, []).append(statistics.mean(w["host_s"][n]))
+                if n in w["ns"]:
+                    c["wall_guest_ns"].setdefault(n, []).append(statistics.mean(w["ns"][n]))
+        for n in list(c["icount"]) + list(c["wall"]):
+            if n not in workloads:
+                workloads.append(n)
+    order = {n: i for i, n in enumerate(PROCESS_WORKLOADS)}
+    workloads.sort(key=lambda n: order.get(n, len(order)))
+    return workloads
+
+
+def ratios(configs, workloads, base_name="vanilla"):
+    base = next((c for c in configs if c["name"] == base_name), None)
+    out = {}
+    for c in configs:
+        row = {}
+        for w in workloads:
+            cell = {}
+            if base and w in c["icount"] and base["icount"].get(w):
+                b = base["icount"][w]
+                cell["icount"] = c["icount"][w] / b
+                reps = c["icount_reps"][w]
+                cell["icount_min"] = min(reps) / b
+                cell["icount_max"] = max(reps) / b
+            if base and c["wall"].get(w) and base["wall"].get(w):
+                bmed = statistics.median(base["wall"][w])
+                vals = c["wall"][w]
+                if bmed > 0:
+                    cell["wall_median"] = statistics.median(vals) / bmed
+                    cell["wall_min"] = min(vals) / bmed
+                    cell["wall_max"] = max(vals) / bmed
+            row[w] = cell
+        out[c["name"]] = row
+    return out
+
+
+def targets(configs, workloads):
+    """The targets of issue 6, each met, missed, or not measurable."""
+    by = {c["name"]: c for c in configs}
+    res = []
+
+    def compare(name, num, den, limit, only, desc):
+        t = {"target": name, "description": desc, "limit": limit,
+             "numerator": num, "denominator": den, "figures": {}, "met": None}
+        a, b = by.get(num), by.get(den)
+        if not a or not b:
+            t["note"] = "%s or %s not in this run" % (num, den)
+            res.append(t)
+            return
+        ws = [w for w in workloads if w in only]
+        missing = []
+        for w in ws:
+            if w in a["icount"] and b["icount"].get(w):
+                t["figures"][w] = a["icount"][w] / b["icount"][w]
+                t.setdefault("spread", {})[w] = [min(a["icount_reps"][w]) / b["icount"][w],
+                                                 max(a["icount_reps"][w]) / b["icount"][w]]
+            else:
+                missing.append(w)
+        if not t["figures"]:
+            t["note"] = "no icount figures"
+        else:
+            worst = max(t["figures"], key=t["figures"].get)
+            t["worst"] = {"workload": worst, "ratio": t["figures"][worst]}
+            missed = [w for w, r in t["figures"].items() if r > limit]
+            t["missed_on"] = missed
+            t["met"] = not missed and not missing
+            if missing:
+                t["note"] = "no figure for: " + ", ".join(missing)
+        res.append(t)
+
+    compare("off-vs-vanilla", "off", "vanilla", 1.003, PROCESS_WORKLOADS,
+            "patched `off` vs vanilla: ratio <= 1.003 on every workload")
+    compare("full-vs-vanilla-iof", "full", "vanilla-iof", 1.00, PROCESS_WORKLOADS,
+            "`full` vs vanilla `init_on_free=1`: ratio <= 1.00 on every "
+            "process workload")
+    t = {"target": "gfp-zero-no-second-clear",
+         "description": "`__GFP_ZERO` page allocations under `pages`: no "
+                        "second clear (order-0 `__GFP_ZERO` microbench)",
+         "met": None}
+    # What __GFP_ZERO adds to an order-0 alloc/free pair: one clear under
+    # "off"; under "pages" the page was cleared when freed, so it should add
+    # (next to) nothing.  Met if it adds at most a tenth of what it adds
+    # under "off".
+    mo = by.get("off", {}).get("micro", {})
+    mp = by.get("pages", {}).get("micro", {})
+    if all(k in m for m in (mo, mp) for k in ("page-o0", "page-o0-zero")):
+        d_off = mo["page-o0-zero"] - mo["page-o0"]
+        d_pages = mp["page-o0-zero"] - mp["page-o0"]
+        t["figures"] = {"zero_cost_off_ns": d_off, "zero_cost_pages_ns": d_pages}
+        t["met"] = d_off > 0 and d_pages <= 0.1 * d_off
+        t["note"] = ("__GFP_ZERO adds %d ns/pair under off, %d under pages "
+                     "(met if <= 10%% of off)" % (d_off, d_pages))
+    else:
+        t["note"] = ("not measured: needs the in-kernel microbenchmark "
+                     "(tests/bench/sanitize_bench.c) built into the kernels")
+    res.append(t)
+    return res
+
+
+def vmlinux_sizes(specs):
+    """`size` of each vmlinux, and the symbol sizes of the fast paths."""
+    out = {}
+    size_tool = shutil.which("size")
+    nm_tool = shutil.which("nm")
+    for spec in specs:
+        name, _, path = spec.partition("=")
+        ent = {"path": path}
+        out[name] = ent
+        if not os.path.exists(path):
+            ent["error"] = "missing"
+            continue
+        if size_tool:
+            try:
+                p = subprocess.run([size_tool, path], capture_output=True,
+                                   text=True, check=True)
+                vals = p.stdout.splitlines()[1].split()
+                ent["text"], ent["data"], ent["bss"] = (int(v) for v in vals[:3])
+            except (subprocess.CalledProcessError, IndexError, ValueError) as e:
+                ent["error"] = "size: %s" % e
+        if nm_tool:
+            try:
+                p = subprocess.run([nm_tool, "-S", path], capture_output=True,
+                                   text=True, check=True)
+                syms = {}
+                for line in p.stdout.splitlines():
+                    parts = line.split()
+                    if len(parts) == 4 and parts[2] in "tTwW" and parts[3] in FAST_PATHS:
+                        syms[parts[3]] = syms.get(parts[3], 0) + int(parts[1], 16)
+                ent["fast_paths"] = syms
+            except subprocess.CalledProcessError as e:
+                ent["error"] = "nm: %s" % e
+    return out
+
+
+def fmt_ratio(r):
+    return "–" if r is None else "%.4f" % r
+
+
+def fmt_ns(ns):
+    return "%.3f" % (ns / 1e9)
+
+
+def write_md(path, meta, configs, workloads, rat, tgts, sizes):
+    L = []
+    L.append("# sanitize_mem benchmarks")
+    L.append("")
+    L.append("Generated %s by `tests/bench/report.py` from `%s`." % (
+        meta["generated"], meta["dir"]))
+    L.append("icount: one boot per configuration (`-icount shift=0,sleep=off`, "
+             "guest ns = instructions); wall: %s boot(s) per configuration at "
+             "scale %s, each workload timed by the host.  QEMU %s; host: %s." % (
+                 meta.get("wall_runs", "?"), meta.get("scale", "?"),
+                 meta.get("qemu") or "?", meta.get("host") or "?"))
+    L.append("")
+    L.append("Configurations (`policy/bench`):")
+    L.append("")
+    L.append("| name | kernel | args | policy the kernel reported |")
+    L.append("|---|---|---|---|")
+    for c in configs:
+        L.append("| %s | %s | `%s` | %s |" % (
+            c["name"], c["kernel"], c["args"] or "", c["policy_reported"] or "?"))
+    L.append("")
+    stale = [c["name"] for c in configs if c["kernel"] == "patched"
+             and c["policy_reported"] in (None, "none")]
+    if stale:
+        L.append("**Warning:** the patched kernel reported no sanitize_mem policy "
+                 "for %s: it has no framework (yet), so those figures measure "
+                 "unpatched code." % ", ".join(stale))
+        L.append("")
+    errs = [(c["name"], e) for c in configs for e in c["errors"]]
+    if errs:
+        L.append("**Errors** (their figures are missing or partial):")
+        L.append("")
+        for n, e in errs:
+            L.append("- %s: %s" % (n, e))
+        L.append("")
+
+    names = [c["name"] for c in configs]
+    L.append("## icount: ratio to vanilla (deterministic)")
+    L.append("")
+    L.append("Scale %s, %s repetition(s) of each workload in one boot.  Each cell: "
+             "mean of the configuration's repetitions / mean of vanilla's, "
+             "[fastest – slowest repetition / vanilla's mean]; the vanilla column "
+             "is its mean in guest seconds (10^9 instructions) and its own spread.  "
+             "A boot is exactly repeatable (same kernel, same command line, same "
+             "count), but the messaging workloads are chaotic: any change to the "
+             "kernel or its command line reshuffles how 20 processes interleave, "
+             "so a spread of a few percent between repetitions is that, not noise "
+             "of the host." % (meta.get("icount_scale", "?"), meta.get("icount_reps", "?")))
+    L.append("")
+    L.append("| workload | vanilla (s) | " + " | ".join(n for n in names if n != "vanilla") + " |")
+    L.append("|---|---:|" + "---:|" * (len(names) - 1))
+    base = next((c for c in configs if c["name"] == "vanilla"), None)
+    for w in workloads:
+        b = base["icount"].get(w) if base else None
+        row = ["%s" % w, fmt_ns(b) if b else "–"]
+        if b and len(base["icount_reps"][w]) > 1:
+            row[1] += " [%.3f–%.3f]" % (rat["vanilla"][w]["icount_min"],
+                                         rat["vanilla"][w]["icount_max"])
+        for n in names:
+            if n == "vanilla":
+                continue
+            cell = rat[n][w]
+            txt = fmt_ratio(cell.get("icount"))
+            if "icount" in cell and cell["icount_max"] > cell["icount_min"]:
+                txt += " [%.3f–%.3f]" % (cell["icount_min"], cell["icount_max"])
+            row.append(txt)
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    L.append("## wall clock: median ratio to vanilla [min–max]")
+    L.append("")
+    L.append("Each cell: median of the configuration's runs / median of "
+             "vanilla's runs, [fastest / vanilla median – slowest / vanilla median]. "
+             "The host is shared: read these as a sanity check of the icount "
+             "figures, not as a measurement to 0.3%.")
+    L.append("")
+    L.append("| workload | vanilla median (s) | " + " | ".join(n for n in names if n != "vanilla") + " |")
+    L.append("|---|---:|" + "---:|" * (len(names) - 1))
+    for w in workloads:
+        bw = base["wall"].get(w) if base else None
+        row = [w, ("%.3f [%.3f–%.3f]" % (statistics.median(bw), min(bw), max(bw))) if bw else "–"]
+        for n in names:
+            if n == "vanilla":
+                continue
+            cell = rat[n][w]
+            if "wall_median" in cell:
+                row.append("%.3f [%.3f–%.3f]" % (cell["wall_median"], cell["wall_min"],
+                                                  cell["wall_max"]))
+            else:
+                row.append("–")
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    micro = []
+    for c in configs:
+        for k in c.get("micro", {}):
+            if k not in micro:
+                micro.append(k)
+    if micro:
+        L.append("## In-kernel microbenchmarks (icount, ns = instructions per operation)")
+        L.append("")
+        L.append("Each cell: ns per alloc/free pair, and the ratio to vanilla.")
+        L.append("")
+        L.append("| benchmark | " + " | ".join(names) + " |")
+        L.append("|---|" + "---:|" * len(names))
+        bm = base.get("micro", {}) if base else {}
+        for k in micro:
+            row = [k]
+            for c in configs:
+                v = c.get("micro", {}).get(k)
+                if v is None:
+                    row.append("–")
+                elif c is not base and bm.get(k):
+                    row.append("%d (%.3f)" % (v, v / bm[k]))
+                else:
+                    row.append("%d" % v)
+            L.append("| " + " | ".join(row) + " |")
+        L.append("")
+    L.append("## Targets (computed from the icount figures, not asserted)")
+    L.append("")
+    L.append("| target | result | worst | detail |")
+    L.append("|---|---|---|---|")
+    for t in tgts:
+        result = {True: "**met**", False: "**missed**", None: "not measured"}[t["met"]]
+        worst = "%s %.4f" % (t["worst"]["workload"], t["worst"]["ratio"]) if t.get("worst") else "–"
+        detail = []
+        if t.get("figures") and t["target"] != "gfp-zero-no-second-clear":
+            detail.append(", ".join("%s %.4f" % (w, r) for w, r in t["figures"].items()))
+        if t.get("missed_on"):
+            detail.append("over %.3f on: %s" % (t["limit"], ", ".join(t["missed_on"])))
+        if t.get("note"):
+            detail.append(t["note"])
+        L.append("| %s | %s | %s | %s |" % (t["description"], result, worst, "; ".join(detail)))
+    L.append("")
+    L.append("## Kernel size")
+    L.append("")
+    if sizes:
+        L.append("| vmlinux | text | data | bss |")
+        L.append("|---|---:|---:|---:|")
+        for n, e in sizes.items():
+            if "text" in e:
+                L.append("| %s | %d | %d | %d |" % (n, e["text"], e["data"], e["bss"]))
+            else:
+                L.append("| %s | %s | | |" % (n, e.get("error", "?")))
+        if all("text" in e for e in sizes.values()) and "vanilla" in sizes and len(sizes) > 1:
+            for n, e in sizes.items():
+                if n != "vanilla":
+                    d = e["text"] - sizes["vanilla"]["text"]
+                    L.append("")
+                    L.append("%s text vs vanilla: %+d bytes (%+.3f%%)." % (
+                        n, d, 100.0 * d / sizes["vanilla"]["text"]))
+        syms = sorted({s for e in sizes.values() for s in e.get("fast_paths", {})},
+                      key=FAST_PATHS.index)
+        if syms:
+            L.append("")
+            L.append("Fast paths (symbol size in bytes, `nm -S`; inlined helpers "
+                     "count in their caller):")
+            L.append("")
+            L.append("| symbol | " + " | ".join(sizes) + " |")
+            L.append("|---|" + "---:|" * len(sizes))
+            for s in syms:
+                L.append("| %s | %s |" % (s, " | ".join(
+                    str(e.get("fast_paths", {}).get(s, "–")) for e in sizes.values())))
+    else:
+        L.append("(no vmlinux given)")
+    L.append("")
+    L.append("Plot: `%s`." % os.path.basename(meta["svg"]))
+    L.append("")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(L))
+
+
+# --- the plot -----------------------------------------------------------------
+
+PALETTE = ["#4477aa", "#66ccee", "#228833", "#ccbb44", "#ee6677", "#aa3377",
+           "#bbbbbb", "#000000"]
+
+
+def esc(s):
+    return (str(s).replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def svg_panel(out, x0, y0, w, h, title, workloads, series, whiskers):
+    """One bar chart: per workload a group of bars (one per configuration)
+    of overhead in percent; whiskers[(cfg, wl)] = (lo, hi) in percent."""
+    vals = [v for s in series for v in s[2].values() if v is not None]
+    vals += [x for pair in whiskers.values() for x in pair]
+    lo = min([0.0] + vals)
+    hi = max([0.0] + vals)
+    if hi - lo < 1.0:
+        hi = lo + 1.0
+    pad = (hi - lo) * 0.08
+    lo, hi = lo - pad, hi + pad
+    left, right, top, bottom = 60, 10, 30, 40
+    pw, ph = w - left - right, h - top - bottom
+
+    def Y(v):
+        return y0 + top + ph * (hi - v) / (hi - lo)
+
+    out.append('<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>'
+               % (x0 + left, y0 + 18, esc(title)))
+    # grid and axis labels
+    step = nice_step((hi - lo) / 6)
+    v = step * int(lo / step)
+    while v <= hi:
+        if v >= lo:
+            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
+                       % (x0 + left, Y(v), x0 + left + pw, Y(v)))
+            out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s%%</text>'
+                       % (x0 + left - 4, Y(v) + 3, fmt_num(v)))
+        v += step
+    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000"/>'
+               % (x0 + left, Y(0), x0 + left + pw, Y(0)))
+    n = max(1, len(workloads))
+    gw = pw / n
+    k = max(1, len(series))
+    bw = gw * 0.8 / k
+    for i, wl in enumerate(workloads):
+        gx = x0 + left + i * gw + gw * 0.1
+        out.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>'
+                   % (x0 + left + i * gw + gw / 2, y0 + top + ph + 16, esc(wl)))
+        for j, (name, color, data) in enumerate(series):
+            v = data.get(wl)
+            if v is None:
+                continue
+            bx = gx + j * bw
+            ya, yb = sorted((Y(v), Y(0)))
+            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">'
+                       '<title>%s %s: %+.2f%%</title></rect>'
+                       % (bx, ya, max(bw - 1, 1), max(yb - ya, 0.5), color,
+                          esc(name), esc(wl), v))
+            if (name, wl) in whiskers:
+                wlo, whi = whiskers[(name, wl)]
+                cx = bx + (bw - 1) / 2
+                out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>'
+                           % (cx, Y(wlo), cx, Y(whi)))
+
+
+def nice_step(x):
+    if x <= 0:
+        return 1.0
+    import math
+    e = 10 ** math.floor(math.log10(x))
+    for m in (1, 2, 5, 10):
+        if x <= m * e:
+            return m * e
+    return 10 * e
+
+
+def fmt_num(v):
+    return ("%.2f" % v).rstrip("0").rstrip(".") if abs(v) < 10 else "%.0f" % v
+
+
+def write_svg(path, configs, workloads, rat):
+    names = [c["name"] for c in configs if c["name"] != "vanilla"]
+    colors = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+    W, H = 960, 300
+    out = []
+    ic_series, wall_series, whisk, iwhisk = [], [], {}, {}
+    for n in names:
+        ic = {w: (rat[n][w]["icount"] - 1) * 100 for w in workloads if "icount" in rat[n][w]}
+        for w in ic:
+            if rat[n][w]["icount_max"] > rat[n][w]["icount_min"]:
+                iwhisk[(n, w)] = ((rat[n][w]["icount_min"] - 1) * 100,
+                                  (rat[n][w]["icount_max"] - 1) * 100)
+        wl = {w: (rat[n][w]["wall_median"] - 1) * 100 for w in workloads
+              if "wall_median" in rat[n][w]}
+        for w in wl:
+            whisk[(n, w)] = ((rat[n][w]["wall_min"] - 1) * 100, (rat[n][w]["wall_max"] - 1) * 100)
+        ic_series.append((n, colors[n], ic))
+        wall_series.append((n, colors[n], wl))
+    svg_panel(out, 0, 0, W, H, "Overhead vs vanilla, icount (instructions): mean "
+              "[min–max] of repetitions, %", workloads, ic_series, iwhisk)
+    svg_panel(out, 0, H, W, H, "Overhead vs vanilla, wall clock median [min–max], %",
+              workloads, wall_series, whisk)
+    # legend
+    lx, ly = 70, 2 * H + 10
+    for i, n in enumerate(names):
+        x = lx + i * 120
+        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (x, ly, colors[n]))
+        out.append('<text x="%d" y="%d" font-size="12">%s</text>' % (x + 16, ly + 10, esc(n)))
+    total_h = 2 * H + 30
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        f.write('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+                'viewBox="0 0 %d %d" font-family="sans-serif">\n' % (W, total_h, W, total_h))
+        f.write('<rect width="100%" height="100%" fill="white"/>\n')
+        f.write("\n".join(out))
+        f.write("\n</svg>\n")
+
+
+def cmd_report(args):
+    # Only the configurations this run booted (--smoke boots two).
+    configs = [c for c in read_policy(args.policy)
+               if os.path.isdir(os.path.join(args.dir, c["name"]))]
+    workloads = collect(args.dir, configs)
+    rat = ratios(configs, workloads)
+    tgts = targets(configs, workloads)
+    sizes = vmlinux_sizes(args.vmlinux or [])
+    scale = next((c["scale"] for c in configs if c.get("scale")), None)
+    iscale = next((c["icount_scale"] for c in configs if c.get("icount_scale")), None)
+    ireps = max((len(v) for c in configs for v in c["icount_reps"].values()), default=0)
+    meta = {
+        "icount_scale": iscale,
+        "icount_reps": ireps,
+        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "dir": os.path.relpath(args.dir),
+        "scale": scale,
+        "wall_runs": max((len(v) for c in configs for v in c["wall"].values()), default=0),
+        "svg": args.out + ".svg",
+        "qemu": read_text(os.path.join(args.dir, "qemu-version")),
+        "host": read_text(os.path.join(args.dir, "host")),
+    }
+    write_md(args.out + ".md", meta, configs, workloads, rat, tgts, sizes)
+    write_svg(args.out + ".svg", configs, workloads, rat)
+    doc = {
+        "meta": meta,
+        "workloads": workloads,
+        "configs": [{k: c.get(k) for k in (
+            "name", "kernel", "args", "cmdline", "kernel_image", "policy_reported",
+            "tsc_mhz", "icount_scale", "scale", "errors", "icount", "icount_reps", "micro",
+            "wall", "wall_guest_ns")}
+            for c in configs],
+        "units": {"icount": "guest ns under -icount shift=0 (1 ns = 1 instruction), "
+                            "mean of icount_reps",
+                  "wall": "host seconds between the bench-clock start/end lines",
+                  "wall_guest_ns": "guest CLOCK_MONOTONIC ns in wall runs "
+                                   "(jiffies clocksource: coarse, loses ticks)"},
+        "ratios": rat,
+        "targets": tgts,
+        "vmlinux": sizes,
+    }
+    with open(args.out + ".json", "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=False)
+        f.write("\n")
+    nerr = sum(len(c["errors"]) for c in configs)
+    print("bench: wrote %s.md, %s.json, %s.svg%s" % (
+        args.out, args.out, args.out, (" (%d errors, see %s.md)" % (nerr, args.out)) if nerr else ""))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("stamp")
+    p.add_argument("log")
+    p = sub.add_parser("check")
+    p.add_argument("log")
+    p.add_argument("--wall", action="store_true",
+                   help="also require the host timing of every workload")
+    p = sub.add_parser("report")
+    p.add_argument("--dir", required=True, help="the bench logs (build/results/bench)")
+    p.add_argument("--policy", required=True)
+    p.add_argument("--out", required=True, help="output prefix (build/results/bench)")
+    p.add_argument("--vmlinux", action="append", metavar="NAME=PATH")
+    args = ap.parse_args()
+    return {"stamp": cmd_stamp, "check": cmd_check, "report": cmd_report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

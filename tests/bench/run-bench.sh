@@ -1,0 +1,286 @@
+#!/bin/bash
+# The sanitize_mem benchmarks (issue 6): boot every configuration of
+# policy/bench, one guest at a time, run the process workloads of
+# tests/guest/bench.c in it, and write build/results/bench.{md,json,svg}.
+#
+# usage: run-bench.sh [--smoke] [CONFIG...]
+#
+# Each configuration is booted
+#   - once with "-icount shift=0,sleep=off": the guest clock counts
+#     instructions, so the figures are repeatable on a noisy host;
+#   - BENCH_RUNS times without icount, for wall-clock medians, min and max
+#     (timed by the host between the "bench-clock:" console lines).
+# Guests run sequentially so the configurations do not disturb each other.
+# A boot that hangs, panics or loses a workload is an error naming the
+# configuration; the run goes on, the report lists it, the exit status is 1.
+#
+# --smoke   (for make check) only vanilla and off, small scale, one wall
+#           run; fails only if a workload did not report, never on time.
+#
+# Environment (defaults in brackets):
+#   KERNEL_vanilla, KERNEL_patched  bzImages [build/obj/<k>/arch/x86/boot/bzImage]
+#   VMLINUX_vanilla, VMLINUX_patched  for the size comparison [build/obj/<k>/vmlinux]
+#   INITRD        the initramfs with bench in it [build/initramfs.cpio]
+#   RAMDIR        where guest RAM files live during a boot [build/ram]
+#   OUT           results directory [build/results]
+#   BENCH_SCALE   work per workload in the wall runs [40; smoke: 3]
+#   BENCH_RUNS    wall-clock runs per configuration [3; smoke: 1]
+#   BENCH_ICOUNT_SCALE, BENCH_ICOUNT_REPS  work per workload and repetitions
+#                 of each workload in the icount boot [20, 5; smoke: 3, 1]
+#   BENCH_POLICY  the configurations [policy/bench]
+#   BENCH_TIMEOUT seconds per boot [icount 900, wall 400; smoke 400/200]
+#   BENCH_WAIT_KERNEL  seconds to wait for a kernel image still being built [0]
+#   MEM, SMP      passed to qemu-boot/run-qemu.sh
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$top/build
+
+smoke=
+configs_wanted=
+for a; do
+	case "$a" in
+	--smoke) smoke=1 ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run-bench: unknown option $a" >&2; exit 2 ;;
+	*) configs_wanted="$configs_wanted $a" ;;
+	esac
+done
+
+KERNEL_vanilla=${KERNEL_vanilla:-$B/obj/vanilla/arch/x86/boot/bzImage}
+KERNEL_patched=${KERNEL_patched:-$B/obj/patched/arch/x86/boot/bzImage}
+VMLINUX_vanilla=${VMLINUX_vanilla:-$(dirname "$(dirname "$(dirname "$(dirname "$KERNEL_vanilla")")")")/vmlinux}
+VMLINUX_patched=${VMLINUX_patched:-$(dirname "$(dirname "$(dirname "$(dirname "$KERNEL_patched")")")")/vmlinux}
+INITRD=${INITRD:-$B/initramfs.cpio}
+RAMDIR=${RAMDIR:-$B/ram}
+OUT=${OUT:-$B/results}
+BENCH_POLICY=${BENCH_POLICY:-$top/policy/bench}
+
+if [ -n "$smoke" ]; then
+	name=bench-smoke
+	scale=${BENCH_SCALE:-3}
+	runs=${BENCH_RUNS:-1}
+	iscale=${BENCH_ICOUNT_SCALE:-3}
+	ireps=${BENCH_ICOUNT_REPS:-1}
+	t_icount=${BENCH_TIMEOUT:-400}
+	t_wall=${BENCH_TIMEOUT:-200}
+	[ -n "$configs_wanted" ] || configs_wanted="vanilla off"
+else
+	name=bench
+	scale=${BENCH_SCALE:-40}
+	runs=${BENCH_RUNS:-3}
+	iscale=${BENCH_ICOUNT_SCALE:-20}
+	ireps=${BENCH_ICOUNT_REPS:-5}
+	t_icount=${BENCH_TIMEOUT:-900}
+	t_wall=${BENCH_TIMEOUT:-400}
+fi
+for v in runs:BENCH_RUNS scale:BENCH_SCALE iscale:BENCH_ICOUNT_SCALE ireps:BENCH_ICOUNT_REPS; do
+	eval "x=\$${v%%:*}"
+	case "$x" in ''|*[!0-9]*) echo "run-bench: ${v#*:} must be a number" >&2; exit 2 ;; esac
+done
+[ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] ||
+	{ echo "run-bench: scales and repetitions must be > 0" >&2; exit 2; }
+
+[ -r "$INITRD" ] || { echo "run-bench: no initramfs at $INITRD (make initramfs)" >&2; exit 2; }
+[ -r "$BENCH_POLICY" ] || { echo "run-bench: no $BENCH_POLICY" >&2; exit 2; }
+# The initramfs must carry the bench program (make initramfs builds it
+# from tests/guest/bench.c).
+if ! grep -q 'usr/libexec/harness/bench$' "$INITRD.list" 2>/dev/null &&
+   ! cpio -t < "$INITRD" 2>/dev/null | grep -q '^usr/libexec/harness/bench$'; then
+	echo "run-bench: $INITRD has no usr/libexec/harness/bench (make initramfs)" >&2
+	exit 2
+fi
+
+# name|kernel|args, one per line, comments and blank lines dropped.
+rows=$(awk -F'|' '
+	/^[[:space:]]*(#|$)/ { next }
+	{ for (i = 1; i <= 3; i++) { gsub(/^[ \t]+|[ \t]+$/, "", $i) } print $1 "|" $2 "|" $3 }' \
+	"$BENCH_POLICY")
+if [ -n "$configs_wanted" ]; then
+	sel=
+	for c in $configs_wanted; do
+		r=$(echo "$rows" | awk -F'|' -v c="$c" '$1 == c')
+		[ -n "$r" ] || { echo "run-bench: no configuration '$c' in $BENCH_POLICY" >&2; exit 2; }
+		sel="$sel$r
+"
+	done
+	rows=$(printf '%s' "$sel")
+fi
+echo "$rows" | grep -q '^vanilla|' ||
+	echo "run-bench: warning: no 'vanilla' configuration selected: no ratios" >&2
+total=$(echo "$rows" | wc -l)
+
+dir=$OUT/$name
+rm -rf "$dir"
+mkdir -p "$dir" "$RAMDIR" || exit 2
+qemu-system-x86_64 --version | head -n 1 > "$dir/qemu-version"
+echo "$(uname -srm), $(nproc) cpus, load at start: $(cut -d' ' -f1-3 /proc/loadavg)" > "$dir/host"
+
+# Every boot of the run uses the same files even if a build replaces them
+# meanwhile: a copy of the initramfs taken now, and of each kernel when a
+# configuration first needs it.
+mkdir -p "$dir/images"
+cp "$INITRD" "$dir/images/initramfs.cpio" || exit 2
+INITRD=$dir/images/initramfs.cpio
+# frozen_kernel vanilla|patched: print the path of the run's copy
+frozen_kernel() {
+	local img copy=$dir/images/bzImage-$1
+	eval "img=\$KERNEL_$1"
+	if [ ! -e "$copy" ]; then
+		# a build may still be writing it: wait (BENCH_WAIT_KERNEL s at most)
+		# until it exists and its size holds still for 10 s
+		local waited=0 size=
+		while [ "$waited" -lt "${BENCH_WAIT_KERNEL:-0}" ]; do
+			if [ -r "$img" ]; then
+				[ "$(stat -c %s "$img")" = "$size" ] && break
+				size=$(stat -c %s "$img")
+			else
+				[ "$waited" = 0 ] && echo "bench: waiting for $img" >&2
+			fi
+			sleep 10
+			waited=$((waited + 10))
+		done
+		[ -r "$img" ] || return 1
+		cp "$img" "$copy" || return 1
+		echo "$img sha256:$(sha256sum < "$img" | cut -c1-16) $(date -r "$img" '+%F %T')" \
+			> "$copy.from"
+	fi
+	echo "$copy"
+}
+
+# run-qemu.sh asks for multi-threaded TCG, which QEMU refuses with icount
+# ("No MTTCG when icount is enabled").  For the icount boots a shim first
+# on PATH turns "tcg,thread=multi" into "tcg,thread=single" and runs the
+# real QEMU; nothing else changes.
+shim=$(mktemp -d "${TMPDIR:-/tmp}/bench-shim.XXXXXX") || exit 2
+ramfile=
+cleanup() {
+	rm -rf "$shim"
+	[ -n "$ramfile" ] && rm -f "$ramfile"
+}
+trap cleanup EXIT
+trap 'echo "run-bench: interrupted" >&2; exit 130' INT TERM
+real_qemu=$(command -v qemu-system-x86_64) || { echo "run-bench: no qemu-system-x86_64" >&2; exit 2; }
+cat > "$shim/qemu-system-x86_64" <<EOF
+#!/bin/sh
+for a; do
+	shift
+	case "\$a" in tcg,thread=multi) a=tcg,thread=single ;; esac
+	set -- "\$@" "\$a"
+done
+exec "$real_qemu" "\$@"
+EOF
+chmod +x "$shim/qemu-system-x86_64"
+
+# What makes an icount boot exactly repeatable (and every boot comparable):
+# no RDRAND/RDSEED (host entropy would seed the guest's RNG), an RTC that
+# starts at a fixed date and follows the guest clock, and no address space
+# randomization of user processes (norandmaps; allnoconfig has no KASLR).
+# kunit.enable=0: the kernels of the matrix run their KUnit suites at
+# boot, the patched one more of them; that work (and the memory it leaves
+# behind) is not what is measured here.
+# A later -cpu replaces run-qemu.sh's "-cpu max".
+DETERMINISM_QEMU="-cpu max,-rdrand,-rdseed -rtc base=2025-01-01T00:00:00,clock=vm"
+DETERMINISM_ARGS="norandmaps kunit.enable=0"
+
+errors=0
+# boot CONFIG KERNEL_IMAGE ARGS MODE LOG TIMEOUT: one guest; 0 if every
+# workload reported.
+boot() {
+	local cfg=$1 image=$2 args=$3 mode=$4 log=$5 budget=$6
+	local cmdline="console=ttyS0 panic=-1 oops=panic harness.tests=bench $DETERMINISM_ARGS"
+	if [ "$mode" = icount ]; then
+		# sanitize_bench.run=1: the in-kernel microbenchmarks, where the
+		# kernel has them built in (ignored where it does not)
+		cmdline="$cmdline bench.scale=$iscale bench.reps=$ireps sanitize_bench.run=1"
+	else
+		cmdline="$cmdline bench.scale=$scale"
+	fi
+	[ -n "$args" ] && cmdline="$cmdline $args"
+	echo "$cmdline" > "${log%.log}.cmdline"
+	ramfile=$RAMDIR/bench-$cfg.ram
+	local start rc why
+	start=$(date +%s)
+	if [ "$mode" = icount ]; then
+		# icount is TCG only, whatever ACCEL the caller has
+		ACCEL=tcg PATH="$shim:$PATH" QEMU_EXTRA="$DETERMINISM_QEMU -icount shift=0,sleep=off ${QEMU_EXTRA:-}" \
+			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
+			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null 2>&1 |
+			python3 "$here/report.py" stamp "$log"
+	else
+		QEMU_EXTRA="$DETERMINISM_QEMU ${QEMU_EXTRA:-}" \
+			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
+			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null 2>&1 |
+			python3 "$here/report.py" stamp "$log"
+	fi
+	rc=${PIPESTATUS[0]}
+	rm -f "$ramfile"
+	ramfile=
+	why=$(python3 "$here/report.py" check ${wallcheck:+--wall} "$log")
+	case $rc in
+	0) ;;
+	124|137) why="timed out after $budget s${why:+; $why}" ;;
+	*) why="QEMU exited with status $rc${why:+; $why}" ;;
+	esac
+	if [ -n "$why" ]; then
+		echo "$why" | sed "s/^/$mode: /" >> "$(dirname "$log")/errors"
+		echo "bench: ERROR: $cfg ($mode): $(echo "$why" | paste -sd';' -)" >&2
+		errors=$((errors + 1))
+		return 1
+	fi
+	echo "bench:        $cfg $mode done in $(( $(date +%s) - start )) s"
+	return 0
+}
+
+i=0
+while IFS='|' read -r cfg kernel args; do
+	i=$((i + 1))
+	# "make all" and "make check" start with rm -rf build/results: if that
+	# happened under us, the figures so far are gone; say so and stop.
+	if [ ! -e "$INITRD" ]; then
+		echo "bench: ERROR: $dir was removed during the run (make all/check resets" \
+			"build/results); run the bench alone, or with OUT elsewhere" >&2
+		exit 1
+	fi
+	mkdir -p "$dir/$cfg"
+	case "$kernel" in
+	vanilla|patched) ;;
+	*) echo "unknown kernel '$kernel'" >> "$dir/$cfg/errors"
+	   echo "bench: ERROR: $cfg: unknown kernel '$kernel'" >&2
+	   errors=$((errors + 1)); continue ;;
+	esac
+	if ! image=$(frozen_kernel "$kernel"); then
+		eval "image=\$KERNEL_$kernel"
+		echo "no kernel image $image" >> "$dir/$cfg/errors"
+		echo "bench: ERROR: $cfg: no kernel image $image" >&2
+		errors=$((errors + 1))
+		continue
+	fi
+	cat "$image.from" > "$dir/$cfg/kernel" 2>/dev/null || echo "$image" > "$dir/$cfg/kernel"
+	echo "bench: [$i/$total] $cfg icount"
+	wallcheck= boot "$cfg" "$image" "$args" icount "$dir/$cfg/icount.log" "$t_icount"
+	r=1
+	while [ "$r" -le "$runs" ]; do
+		echo "bench: [$i/$total] $cfg wall $r/$runs"
+		wallcheck=1 boot "$cfg" "$image" "$args" wall "$dir/$cfg/wall-$r.log" "$t_wall"
+		r=$((r + 1))
+	done
+done <<EOF
+$rows
+EOF
+
+vml=
+for k in vanilla patched; do
+	eval "p=\$VMLINUX_$k"
+	[ -e "$p" ] && vml="$vml --vmlinux $k=$p"
+done
+# shellcheck disable=SC2086 # vml is a list of options
+python3 "$here/report.py" report --dir "$dir" --policy "$BENCH_POLICY" \
+	--out "$OUT/$name" $vml || errors=$((errors + 1))
+
+if [ "$errors" -gt 0 ]; then
+	echo "bench: $errors error(s); see $OUT/$name.md" >&2
+	exit 1
+fi
+echo "bench: all configurations reported; see $OUT/$name.md"

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench.c - process workloads for the sanitize_mem benchmarks (issue 6).
+ *
+ * Each workload does a fixed amount of work and reports how long it took
+ * in CLOCK_MONOTONIC nanoseconds.  Under QEMU's "-icount shift=0,sleep=off"
+ * the guest clock counts executed instructions (1 ns per instruction, idle
+ * time skipped to the next timer), so the figure is the same from run to
+ * run whatever the host is doing; without icount it is ordinary wall time.
+ *
+ *   pipe       hackbench-like: groups of senders and receivers over pipes,
+ *              every sender writes a fixed number of 100-byte messages to
+ *              every receiver of its group (processes, as hackbench -p)
+ *   socket     the same over AF_UNIX stream socket pairs (hackbench)
+ *   forkexec   fork, execve("/bin/true"), exit, wait; repeated
+ *   tmpfs      create a file in /tmp, write 64 KiB, close, unlink; repeated
+ *   getppid    a syscall that does nothing: the cost of entering and
+ *              leaving the kernel (STACKLEAK erases on the way out)
+ *   readzero   read(2) of 256 bytes from /dev/zero: a little more stack
+ *
+ * Output is KTAP (the guest /init indents it into its own document):
+ *
+ *   KTAP version 1
+ *   1..6
+ *   # bench: scale 60
+ *   # BENCH pipe 123456789
+ *   ok 1 pipe
+ *   ...
+ *
+ * The work is "units x scale": scale comes from --scale N, or from
+ * bench.scale=N on the kernel command line (the guest /init passes no
+ * arguments), default 60: about 10 s of TCG wall time for the whole set
+ * (scale 5 for a smoke run).
+ *
+ * Without icount the guest has no good clocksource (no HPET or ACPI PM
+ * timer, the TSC is marked unstable under TCG), only jiffies, which lose
+ * ticks on a busy host; so each workload is also bracketed by
+ * "bench-clock: start|end NAME" lines written straight to /dev/console,
+ * which the host timestamps as they arrive (see tests/bench/run-bench.sh).  Workloads are chosen by name on the command
+ * line or with bench.only=a,b on the kernel command line; default all.
+ * --reps N or bench.reps=N runs each workload N times in a row, one
+ * "# BENCH" line each (default 1).  Under icount one run is exactly
+ * repeatable, but the messaging workloads are chaotic: a different
+ * environment or kernel changes the interleaving of 20 processes, and
+ * with it the count, by a few percent; the host averages the repetitions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_SCALE	60
+#define MSG_SIZE	100		/* hackbench's default datasize */
+#define HB_GROUPS	2
+#define HB_FDS		5		/* senders (and receivers) per group */
+#define FILE_SIZE	(64 * 1024)
+#define READ_SIZE	256
+#define TRUE_PATH	"/bin/true"
+
+static char errbuf[256];
+static int console_fd = -1;
+
+/*
+ * "bench-clock: start|end WORKLOAD", written straight to /dev/console so
+ * the host can time the workload by its own clock: stdout goes through the
+ * guest /init's sed, which buffers it, so it reaches the console late.
+ */
+static void mark(const char *what, const char *name)
+{
+	char line[128];
+	int n;
+
+	if (console_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "bench-clock: %s %s\n", what, name);
+	if (write(console_fd, line, (size_t)n) != n)
+		console_fd = -1;
+}
+
+static int __attribute__((format(printf, 1, 2))) failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static ssize_t write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, p + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* --- hackbench ------------------------------------------------------------ */
+
+/*
+ * As hackbench: every child tells the parent it is ready on one pipe and
+ * waits for the parent to close another before it starts, so the clock
+ * runs over the messaging only, not over the forks.
+ */
+struct barrier {
+	int ready[2];
+	int go[2];
+};
+
+static void child_ready(struct barrier *b)
+{
+	char c = 'r', d;
+
+	close(b->go[1]);
+	if (write(b->ready[1], &c, 1) != 1)
+		_exit(2);
+	/* returns 0 when the parent closes the write end */
+	while (read(b->go[0], &d, 1) < 0 && errno == EINTR)
+		;
+}
+
+static void receiver(struct barrier *b, int in, unsigned long bytes)
+{
+	char buf[MSG_SIZE * 8];
+
+	child_ready(b);
+	while (bytes > 0) {
+		ssize_t n = read(in, buf, bytes < sizeof(buf) ? bytes : sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(3);
+		bytes -= (unsigned long)n;
+	}
+	_exit(0);
+}
+
+static void sender(struct barrier *b, const int *out, int nout, unsigned long loops)
+{
+	char msg[MSG_SIZE];
+	unsigned long i;
+	int j;
+
+	memset(msg, 'm', sizeof(msg));
+	child_ready(b);
+	for (i = 0; i < loops; i++)
+		for (j = 0; j < nout; j++)
+			if (write_all(out[j], msg, sizeof(msg)) < 0)
+				_exit(4);
+	_exit(0);
+}
+
+/* Fork one group; its pids are appended to pids[*npids]. */
+static int hb_group(struct barrier *b, int use_socket, unsigned long loops,
+		    pid_t *pids, int *npids)
+{
+	int rd[HB_FDS], wr[HB_FDS];
+	int i, j;
+
+	for (i = 0; i < HB_FDS; i++) {
+		int fds[2];
+
+		if (use_socket ? socketpair(AF_UNIX, SOCK_STREAM, 0, fds) : pipe(fds))
+			return failf("%s: %s", use_socket ? "socketpair" : "pipe",
+				     strerror(errno));
+		rd[i] = fds[0];
+		wr[i] = fds[1];
+	}
+	for (i = 0; i < HB_FDS; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return failf("fork: %s", strerror(errno));
+		if (pid == 0) {
+			for (j = 0; j < HB_FDS; j++) {
+				close(wr[j]);
+				if (j != i)
+					close(rd[j]);
+			}
+			receiver(b, rd[i], (unsigned long)HB_FDS * loops * MSG_SIZE);
+		}
+		pids[(*npids)++] = pid;
+	}
+	for (i = 0; i < HB_FDS; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return failf("fork: %s", strerror(errno));
+		if (pid == 0) {
+			for (j = 0; j < HB_FDS; j++)
+				close(rd[j]);
+			sender(b, wr, HB_FDS, loops);
+		}
+		pids[(*npids)++] = pid;
+	}
+	for (i = 0; i < HB_FDS; i++) {
+		close(rd[i]);
+		close(wr[i]);
+	}
+	return 0;
+}
+
+static int hackbench(int use_socket, unsigned long scale, uint64_t *ns)
+{
+	pid_t pids[HB_GROUPS * HB_FDS * 2];
+	unsigned long loops = (use_socket ? 20 : 60) * scale;
+	struct barrier b;
+	int npids = 0, i, ret = 0, status;
+	uint64_t t0;
+	char c;
+
+	if (pipe(b.ready) || pipe(b.go))
+		return failf("pipe: %s", strerror(errno));
+	for (i = 0; i < HB_GROUPS && ret == 0; i++)
+		ret = hb_group(&b, use_socket, loops, pids, &npids);
+	close(b.ready[1]);
+	close(b.go[0]);
+	if (ret) {
+		for (i = 0; i < npids; i++)
+			kill(pids[i], SIGKILL);
+	} else {
+		for (i = 0; i < npids; i++)
+			if (read(b.ready[0], &c, 1) != 1) {
+				ret = failf("a child died before it was ready");
+				break;
+			}
+	}
+	t0 = now_ns();
+	close(b.go[1]);			/* go */
+	for (i = 0; i < npids; i++) {
+		if (waitpid(pids[i], &status, 0) < 0) {
+			ret = failf("waitpid: %s", strerror(errno));
+			continue;
+		}
+		if (ret == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			ret = failf("child %d: status 0x%x", (int)pids[i], status);
+	}
+	*ns = now_ns() - t0;
+	close(b.ready[0]);
+	return ret;
+}
+
+static int w_pipe(unsigned long scale, uint64_t *ns)
+{
+	return hackbench(0, scale, ns);
+}
+
+static int w_socket(unsigned long scale, uint64_t *ns)
+{
+	return hackbench(1, scale, ns);
+}
+
+/* --- fork/exec/exit ------------------------------------------------------- */
+
+static int w_forkexec(unsigned long scale, uint64_t *ns)
+{
+	unsigned long i, n = 3 * scale;
+	char *argv[] = { "true", NULL };
+	char *envp[] = { NULL };
+	uint64_t t0 = now_ns();
+	int status;
+
+	if (access(TRUE_PATH, X_OK))
+		return failf("%s: %s", TRUE_PATH, strerror(errno));
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return failf("fork: %s", strerror(errno));
+		if (pid == 0) {
+			execve(TRUE_PATH, argv, envp);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			return failf("waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return failf("%s: status 0x%x", TRUE_PATH, status);
+	}
+	*ns = now_ns() - t0;
+	return 0;
+}
+
+/* --- tmpfs file ------------------------------------------------------------ */
+
+static int w_tmpfs(unsigned long scale, uint64_t *ns)
+{
+	static char buf[FILE_SIZE];
+	unsigned long i, n = 35 * scale;
+	char path[64];
+	uint64_t t0;
+
+	memset(buf, 'f', sizeof(buf));
+	snprintf(path, sizeof(path), "/tmp/bench.%d", (int)getpid());
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			return failf("open %s: %s", path, strerror(errno));
+		if (write_all(fd, buf, sizeof(buf)) < 0) {
+			failf("write %s: %s", path, strerror(errno));
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		close(fd);
+		if (unlink(path))
+			return failf("unlink %s: %s", path, strerror(errno));
+	}
+	*ns = now_ns() - t0;
+	return 0;
+}
+
+/* --- syscalls -------------------------------------------------------------- */
+
+static int w_getppid(unsigned long scale, uint64_t *ns)
+{
+	unsigned long i, n = 20000 * scale;
+	uint64_t t0 = now_ns();
+	long parent = syscall(SYS_getppid);
+
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_getppid) != parent)
+			return failf("getppid changed");
+	*ns = now_ns() - t0;
+	return 0;
+}
+
+static int w_readzero(unsigned long scale, uint64_t *ns)
+{
+	unsigned long i, n = 13000 * scale;
+	char buf[READ_SIZE];
+	uint64_t t0;
+	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return failf("/dev/zero: %s", strerror(errno));
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			close(fd);
+			return failf("read /dev/zero: %s", strerror(errno));
+		}
+	*ns = now_ns() - t0;
+	close(fd);
+	return 0;
+}
+
+/* --- driver ---------------------------------------------------------------- */
+
+static const struct workload {
+	const char *name;
+	int (*run)(unsigned long scale, uint64_t *ns);
+} workloads[] = {
+	{ "pipe", w_pipe },
+	{ "socket", w_socket },
+	{ "forkexec", w_forkexec },
+	{ "tmpfs", w_tmpfs },
+	{ "getppid", w_getppid },
+	{ "readzero", w_readzero },
+};
+#define NWORKLOADS (int)(sizeof(workloads) / sizeof(workloads[0]))
+
+static int find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NWORKLOADS; i++)
+		if (!strcmp(workloads[i].name, name))
+			return i;
+	return -1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench [--list] [--scale N] [--reps N] [WORKLOAD...]\n"
+		"kernel command line: bench.scale=N bench.reps=N bench.only=a,b\n");
+	exit(2);
+}
+
+/* Select the workloads named in a comma list; 0 if a name is unknown. */
+static int select_list(char *list, int *sel)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i = find(tok);
+
+		if (i < 0) {
+			fprintf(stderr, "bench: no workload named '%s'\n", tok);
+			return 0;
+		}
+		sel[i] = 1;
+	}
+	return 1;
+}
+
+static int parse_scale(const char *s, unsigned long *scale)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > 100000)
+		return 0;
+	*scale = v;
+	return 1;
+}
+
+/* bench.scale=, bench.reps= and bench.only= from /proc/cmdline. */
+static int read_cmdline(unsigned long *scale, unsigned long *reps, int *sel, int *any,
+			int *guest)
+{
+	char line[4096], *save = NULL, *tok;
+	FILE *f = fopen("/proc/cmdline", "r");
+	int ok = 1;
+
+	if (!f)
+		return 1;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (!strncmp(tok, "harness.tests=", 14)) {
+			*guest = 1;
+		} else if (!strncmp(tok, "bench.scale=", 12)) {
+			if (!parse_scale(tok + 12, scale)) {
+				fprintf(stderr, "bench: bad %s\n", tok);
+				ok = 0;
+			}
+		} else if (!strncmp(tok, "bench.reps=", 11)) {
+			if (!parse_scale(tok + 11, reps)) {
+				fprintf(stderr, "bench: bad %s\n", tok);
+				ok = 0;
+			}
+		} else if (!strncmp(tok, "bench.only=", 11)) {
+			*any = 1;
+			if (!select_list(tok + 11, sel))
+				ok = 0;
+		}
+	}
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long scale = DEFAULT_SCALE, reps = 1;
+	int sel[NWORKLOADS] = { 0 };
+	int any = 0, i, n, t, failed = 0, guest = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!read_cmdline(&scale, &reps, sel, &any, &guest))
+		return 2;
+	/* Only in a harness guest: never scribble on a real machine's console. */
+	if (guest)
+		console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list")) {
+			for (t = 0; t < NWORKLOADS; t++)
+				printf("%s\n", workloads[t].name);
+			return 0;
+		} else if (!strcmp(argv[i], "--scale")) {
+			if (++i >= argc || !parse_scale(argv[i], &scale))
+				usage();
+		} else if (!strcmp(argv[i], "--reps")) {
+			if (++i >= argc || !parse_scale(argv[i], &reps))
+				usage();
+		} else if (argv[i][0] == '-') {
+			usage();
+		} else {
+			if (!any)
+				memset(sel, 0, sizeof(sel));
+			any = 1;
+			if (!select_list(argv[i], sel))
+				return 2;
+		}
+	}
+	if (!any)
+		for (t = 0; t < NWORKLOADS; t++)
+			sel[t] = 1;
+	for (n = 0, t = 0; t < NWORKLOADS; t++)
+		n += sel[t];
+
+	printf("KTAP version 1\n1..%d\n", n);
+	printf("# bench: scale %lu reps %lu\n", scale, reps);
+	for (i = 0, t = 0; t < NWORKLOADS; t++) {
+		unsigned long r;
+		int bad = 0;
+
+		if (!sel[t])
+			continue;
+		i++;
+		for (r = 0; r < reps && !bad; r++) {
+			uint64_t ns = 0;
+
+			errbuf[0] = '\0';
+			fflush(stdout);		/* nothing buffered may be forked */
+			mark("start", workloads[t].name);
+			if (workloads[t].run(scale, &ns)) {
+				mark("failed", workloads[t].name);
+				bad = 1;
+				break;
+			}
+			mark("end", workloads[t].name);
+			printf("# BENCH %s %llu\n", workloads[t].name, (unsigned long long)ns);
+		}
+		if (bad) {
+			printf("not ok %d %s # %s\n", i, workloads[t].name, errbuf);
+			failed = 1;
+		} else {
+			printf("ok %d %s\n", i, workloads[t].name);
+		}
+	}
+	return failed;
+}
