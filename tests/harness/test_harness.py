@@ -132,6 +132,14 @@ class JudgeTest(unittest.TestCase):
         t = by_path(results.judge_cell(cell("", "policy=full"), log("bad-value.log"), PASSED))
         self.assertEqual(t["invalid_value"]["status"], "FAIL")
 
+    def test_kernel_line_interleaved_with_policy(self):
+        lines = log("kunit-pass.log")
+        i = lines.index("HARNESS: policy=full")
+        lines[i] = ("HARNESS: policy=fullclocksource: timekeeping watchdog on CPU0: "
+                    "Marking clocksource 'tsc-early' as unstable")
+        t = by_path(results.judge_cell(cell("", "policy=full"), lines, PASSED))
+        self.assertEqual(t["policy"]["status"], "PASS")
+
     def test_expect_parsing(self):
         e = results.parse_expect('policy=full error="" timeout=45', "x")
         self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
