@@ -324,7 +324,12 @@ def targets(configs, workloads):
         else:
             worst = max(t["figures"], key=t["figures"].get)
             t["worst"] = {"workload": worst, "ratio": t["figures"][worst]}
-            missed = [w for w, r in t["figures"].items() if r > limit]
+            # compared at the precision the target is written with
+            # ("1.00": two decimals, "1.003": three)
+            places = len(repr(limit).split(".")[1]) if "." in repr(limit) else 0
+            places = max(places, 2)
+            missed = [w for w, r in t["figures"].items() if round(r, places) > limit]
+            t["precision"] = places
             t["missed_on"] = missed
             t["met"] = not missed and not missing
             if missing:
@@ -529,7 +534,8 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         if t.get("figures") and t["target"] != "gfp-zero-no-second-clear":
             detail.append(", ".join("%s %.4f" % (w, r) for w, r in t["figures"].items()))
         if t.get("missed_on"):
-            detail.append("over %.3f on: %s" % (t["limit"], ", ".join(t["missed_on"])))
+            detail.append("over %.*f on: %s" % (t.get("precision", 3), t["limit"],
+                                                 ", ".join(t["missed_on"])))
         if t.get("note"):
             detail.append(t["note"])
         L.append("| %s | %s | %s | %s |" % (t["description"], result, worst, "; ".join(detail)))
