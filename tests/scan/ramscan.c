@@ -8,12 +8,13 @@
  *   ramscan derive CHANNEL SEED-HEX
  *
  * For every channel named in FILE (tests/scan/channels: one channel per
- * line, "name description...", '#' comments) the secret is derived from
- * (seed, name) with tests/guest/secrets.h, exactly as the guest derived it,
- * and three patterns are counted over the whole RAM file:
+ * line, "name [key=N] description...", '#' comments) the secret is derived
+ * from (seed, name) with tests/guest/secrets.h, exactly as the guest
+ * derived it, and three patterns are counted over the whole RAM file:
  *
  *   full  the 32-character secret
- *   head  its first 16 characters (the AES-128 key of the crypto channels)
+ *   head  its first 16 characters (the AES-128 key of the crypto
+ *         channels), or its first N with "key=N" (a 13-byte WEP-104 key)
  *   tail  its last 16 characters
  *
  * Every occurrence at every byte offset counts, so head >= full and
@@ -27,7 +28,8 @@
  * alphanumeric byte and be one of the patterns' 8-byte substrings at
  * offsets 1..8 (a 64 Kibit filter, in L1).  Only then are the 8 offsets
  * looked up, by their first 8 bytes, in a small hash of all patterns, and
- * a hit is confirmed with memcmp.
+ * a hit is confirmed with memcmp.  The few heads shorter than 16 ("key=N")
+ * cannot use the filter and are counted by a memmem() pass each.
  *
  * Output: a table on stdout and, with --json, the file
  *   {"seed": "<16 hex>", "ram_bytes": N,
@@ -62,6 +64,7 @@ static const char *const kind_name[NKINDS] = { "full", "head", "tail" };
 struct channel {
 	char name[MAX_NAME + 1];
 	char secret[SECRET_LEN];
+	size_t head_len;	/* SECRET_HALF, or N of "key=N" */
 	uint64_t count[NKINDS];
 };
 
@@ -77,6 +80,8 @@ static struct channel *channels;
 static size_t nchannels;
 static struct pattern *patterns;
 static size_t npatterns;
+static struct pattern *short_patterns[64];	/* heads under 16, by memmem() */
+static size_t nshort;
 static int *table;
 static unsigned int table_bits;
 static unsigned char alnum[256];
@@ -103,7 +108,8 @@ static void usage(void)
 		"usage: ramscan --seed HEX --channels FILE [--json OUT] [--quiet] RAMFILE\n"
 		"       ramscan derive CHANNEL SEED-HEX\n"
 		"Counts each channel's 32-character secret (full) and its first and\n"
-		"last 16 characters (head, tail) in RAMFILE.  Exit 0 done, 2 error.\n");
+		"last 16 characters (head, tail; head is the first N with key=N in\n"
+		"the channel list) in RAMFILE.  Exit 0 done, 2 error.\n");
 	exit(2);
 }
 
@@ -164,6 +170,19 @@ static void read_channels(const char *path, uint64_t seed)
 		}
 		memset(&channels[nchannels], 0, sizeof(channels[nchannels]));
 		strcpy(channels[nchannels].name, name);
+		channels[nchannels].head_len = SECRET_HALF;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!strncmp(p, "key=", 4)) {
+			char *end;
+			unsigned long n = strtoul(p + 4, &end, 10);
+
+			if (end == p + 4 || !(isspace((unsigned char)*end) || !*end) ||
+			    n < 5 || n > SECRET_HALF)
+				die("%s:%zu: bad key length in '%.8s' (key=5 to key=%d)",
+				    path, lineno, p, SECRET_HALF);
+			channels[nchannels].head_len = n;
+		}
 		secret_derive(seed, name, channels[nchannels].secret);
 		nchannels++;
 	}
@@ -224,13 +243,20 @@ static void build_patterns(void)
 
 			p->bytes = (const unsigned char *)channels[i].secret +
 				   (k == TAIL ? SECRET_HALF : 0);
-			p->len = k == FULL ? SECRET_LEN : SECRET_HALF;
+			p->len = k == FULL ? SECRET_LEN :
+				 k == HEAD ? channels[i].head_len : SECRET_HALF;
 			for (j = 0; j < p->len; j++)	/* the block filter relies on it */
 				if (!alnum[p->bytes[j]])
 					die("internal error: secret of %s is not alphanumeric",
 					    channels[i].name);
-			p->key = load64(p->bytes);
 			p->count = &channels[i].count[k];
+			if (p->len < SECRET_HALF) {
+				if (nshort == sizeof(short_patterns) / sizeof(short_patterns[0]))
+					die("more than %zu channels with key=N", nshort);
+				short_patterns[nshort++] = p;
+				continue;
+			}
+			p->key = load64(p->bytes);
 			for (j = 1; j <= 8; j++) {
 				unsigned int h = filter_hash(load64(p->bytes + j));
 
@@ -260,7 +286,17 @@ static inline void match_at(const unsigned char *ram, size_t size, size_t s)
 
 static void scan(const unsigned char *ram, size_t size)
 {
-	size_t b, s;
+	size_t b, s, i;
+
+	for (i = 0; i < nshort; i++) {
+		const struct pattern *p = short_patterns[i];
+		const unsigned char *at = ram, *end = ram + size;
+
+		while ((at = memmem(at, end - at, p->bytes, p->len))) {
+			(*p->count)++;
+			at++;
+		}
+	}
 
 	/*
 	 * A match [s, s+16) with b <= s < b+8 covers the 8 bytes at b+8,

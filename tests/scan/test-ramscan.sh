@@ -88,6 +88,7 @@ t-head     heads only
 t-tail     tails, and one full copy
 t-split    a head and a tail apart, and near misses
 t-none     never placed
+t-wep      key=13 a 13-character head (a WEP-104 key), counted apart
 EOF
 
 put() { # channel, what (full|head|tail|bad-first|bad-last), offset
@@ -99,6 +100,8 @@ put() { # channel, what (full|head|tail|bad-first|bad-last), offset
 	tail) s=${s:16:16} ;;
 	bad-first) s=-${s:1} ;;	# full with its first byte changed: tail only
 	bad-last) s=${s:0:31}- ;;	# full with its last byte changed: head only
+	key13) s=${s:0:13} ;;
+	key12) s=${s:0:12} ;;	# one short of the key: not counted
 	esac
 	printf '%s' "$s" | dd of="$ram" bs=1 seek="$3" conv=notrunc status=none
 }
@@ -121,12 +124,17 @@ put t-split tail 3000101
 put t-split bad-last 3500000
 put t-split bad-first 3600003
 put t-split bad-first $((32 * 1048576 - 1))		# across a 2 MiB boundary
+put t-wep key13 101					# unaligned
+put t-wep key13 $((6 * page - 6))			# across a page boundary
+put t-wep key12 4000000
+put t-wep full $((size - 64))				# a full copy holds the key
 
 expect='t-full 7 7 7
 t-head 0 3 0
 t-tail 1 1 3
 t-split 0 2 3
-t-none 0 0 0'
+t-none 0 0 0
+t-wep 1 3 1'
 
 json=$tmp/out.json
 if "$ramscan" --seed $seed --channels "$tmp/channels" --json "$json" "$ram" \
@@ -218,6 +226,7 @@ err() { # name, command...: ok if it exits 2 and says something on stderr
 }
 : > "$tmp/empty"
 printf 'a x\nb y\na z\n' > "$tmp/dup"
+printf 'a key=4 too short\n' > "$tmp/shortkey"
 err "error: missing RAM file" "$ramscan" --seed 1 --channels "$tmp/channels" "$tmp/nonexistent"
 err "error: empty RAM file" "$ramscan" --seed 1 --channels "$tmp/channels" "$tmp/empty"
 err "error: bad seed" "$ramscan" --seed xyz --channels "$tmp/channels" "$ram"
@@ -225,6 +234,7 @@ err "error: seed too long" "$ramscan" --seed 0123456789abcdef0 --channels "$tmp/
 err "error: missing channel list" "$ramscan" --seed 1 --channels "$tmp/nope" "$ram"
 err "error: empty channel list" "$ramscan" --seed 1 --channels "$tmp/empty" "$ram"
 err "error: channel listed twice" "$ramscan" --seed 1 --channels "$tmp/dup" "$ram"
+err "error: key=N shorter than 5" "$ramscan" --seed 1 --channels "$tmp/shortkey" "$ram"
 err "error: no arguments" "$ramscan"
 err "error: derive with a bad seed" "$ramscan" derive tty 12g
 
