@@ -26,6 +26,7 @@ if [ ! -e "$tree/.git" ]; then
 	git -C "$pristine" worktree add -q -f -B series-check "$tree" pristine
 fi
 git -C "$tree" checkout -q -f -B series-check pristine
+mkdir -p "$(dirname "$LOG")"
 : > "$LOG"
 mkdir -p "$OBJ"
 
