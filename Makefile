@@ -227,7 +227,7 @@ KERNEL ?= patched
 boot: kernel initramfs accel
 	@echo "boot: $(KERNEL) kernel, sanitize_mem=$(POLICY) $(ARGS); type 'exit' to power off"
 	@ACCEL=$$(cat $(B)/accel) qemu-boot/run-qemu.sh $(KERNEL_$(KERNEL)) $(INITRD) \
-		$(RAMDIR)/boot.ram "console=ttyS0 panic=-1 harness.shell sanitize_mem=$(POLICY) $(ARGS)"; \
+		$(RAMDIR)/boot.ram "$$(qemu-boot/base-cmdline.sh) harness.shell sanitize_mem=$(POLICY) $(ARGS)"; \
 		rm -f $(RAMDIR)/boot.ram
 
 # --- the harness's own tests ----------------------------------------------------

@@ -38,8 +38,16 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 from results import read_matrix  # noqa: E402  (tests/results.py)
 
-# Kernel command line of every cell, as tests/run-cell.sh builds it.
-BASE_CMDLINE = "console=ttyS0 panic=-1 oops=panic"
+
+def read_base_cmdline(path=os.path.join(TOP, "qemu-boot", "cmdline")):
+    """The base kernel command line every harness guest starts with (as
+    qemu-boot/base-cmdline.sh prints it for tests/run-cell.sh)."""
+    with open(path, encoding="utf-8") as f:
+        return " ".join(s.strip() for s in f
+                        if s.strip() and not s.lstrip().startswith("#"))
+
+
+BASE_CMDLINE = read_base_cmdline()
 DEFAULT_TIMEOUT = 300          # seconds, the harness's TIMEOUT default
 MEMORY = 512                   # MiB, qemu-boot/run-qemu.sh's MEM default
 SMP = 2                        # run-qemu.sh's SMP default

@@ -20,9 +20,9 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cmdline=$("$here/base-cmdline.sh")
 if ACCEL=kvm MEM=256 SMP=1 timeout -k 5 "$seconds" \
-	"$here/run-qemu.sh" "$kernel" "$initrd" "$tmp/ram" \
-	"console=ttyS0 panic=-1 oops=panic" </dev/null >"$tmp/log" 2>&1 &&
+	"$here/run-qemu.sh" "$kernel" "$initrd" "$tmp/ram" "$cmdline" </dev/null >"$tmp/log" 2>&1 &&
 	grep -q '^HARNESS: END' "$tmp/log"; then
 	echo "probe-accel: a KVM guest booted, using KVM" >&2
 	echo kvm

@@ -5,7 +5,9 @@
 #
 # usage: run-qemu.sh KERNEL INITRD RAMFILE "APPEND"
 # environment: ACCEL (tcg|kvm, default from qemu-boot/probe-accel.sh's
-# result or tcg), MEM (MiB, default 512), SMP (default 2), QEMU_EXTRA.
+# result or tcg), TCG_THREAD (multi|single, default multi: one host thread
+# per vCPU; single is what -icount needs, QEMU refuses MTTCG with it),
+# MEM (MiB, default 512), SMP (default 2), QEMU_EXTRA.
 set -eu
 
 if [ $# -ne 4 ]; then
@@ -16,15 +18,20 @@ kernel=$1 initrd=$2 ramfile=$3 append=$4
 mem=${MEM:-512}
 smp=${SMP:-2}
 accel=${ACCEL:-tcg}
+tcg_thread=${TCG_THREAD:-multi}
 
 for f in "$kernel" "$initrd"; do
 	[ -r "$f" ] || { echo "run-qemu: cannot read $f" >&2; exit 2; }
 done
 mkdir -p "$(dirname "$ramfile")"
 
+case "$tcg_thread" in
+multi|single) ;;
+*) echo "run-qemu: TCG_THREAD must be multi or single, not '$tcg_thread'" >&2; exit 2 ;;
+esac
 case "$accel" in
 kvm) cpu=host ;;
-*) accel=tcg,thread=multi cpu=max ;;
+*) accel=tcg,thread=$tcg_thread cpu=max ;;
 esac
 
 # shellcheck disable=SC2086 # QEMU_EXTRA is a list of words on purpose

@@ -46,9 +46,10 @@ esac
 guest_tests=$(for t in $tests; do case "$t" in guest:*) printf '%s,' "${t#guest:}" ;; esac; done)
 guest_tests=${guest_tests%,}
 
-# panic=-1 and oops=panic turn any crash into an immediate exit of QEMU
-# (-no-reboot); the end marker, not QEMU's exit status, says it went well.
-cmdline="console=ttyS0 panic=-1 oops=panic"
+# The base every guest shares (qemu-boot/cmdline): its panic=-1 and
+# oops=panic turn any crash into an immediate exit of QEMU (-no-reboot);
+# the end marker, not QEMU's exit status, says it went well.
+cmdline=$("$top/qemu-boot/base-cmdline.sh")
 [ -n "$guest_tests" ] && cmdline="$cmdline harness.tests=$guest_tests"
 [ -n "$args" ] && cmdline="$cmdline $args"
 

@@ -149,29 +149,10 @@ frozen_kernel() {
 	echo "$copy"
 }
 
-# run-qemu.sh asks for multi-threaded TCG, which QEMU refuses with icount
-# ("No MTTCG when icount is enabled").  For the icount boots a shim first
-# on PATH turns "tcg,thread=multi" into "tcg,thread=single" and runs the
-# real QEMU; nothing else changes.
-shim=$(mktemp -d "${TMPDIR:-/tmp}/bench-shim.XXXXXX") || exit 2
+command -v qemu-system-x86_64 >/dev/null || { echo "run-bench: no qemu-system-x86_64" >&2; exit 2; }
 ramfile=
-cleanup() {
-	rm -rf "$shim"
-	[ -n "$ramfile" ] && rm -f "$ramfile"
-}
-trap cleanup EXIT
+trap '[ -z "$ramfile" ] || rm -f "$ramfile"' EXIT
 trap 'echo "run-bench: interrupted" >&2; exit 130' INT TERM
-real_qemu=$(command -v qemu-system-x86_64) || { echo "run-bench: no qemu-system-x86_64" >&2; exit 2; }
-cat > "$shim/qemu-system-x86_64" <<EOF
-#!/bin/sh
-for a; do
-	shift
-	case "\$a" in tcg,thread=multi) a=tcg,thread=single ;; esac
-	set -- "\$@" "\$a"
-done
-exec "$real_qemu" "\$@"
-EOF
-chmod +x "$shim/qemu-system-x86_64"
 
 # What makes an icount boot exactly repeatable (and every boot comparable):
 # no RDRAND/RDSEED (host entropy would seed the guest's RNG), an RTC that
@@ -183,13 +164,14 @@ chmod +x "$shim/qemu-system-x86_64"
 # A later -cpu replaces run-qemu.sh's "-cpu max".
 DETERMINISM_QEMU="-cpu max,-rdrand,-rdseed -rtc base=2025-01-01T00:00:00,clock=vm"
 DETERMINISM_ARGS="norandmaps kunit.enable=0"
+base_cmdline=$("$top/qemu-boot/base-cmdline.sh") || exit 2
 
 errors=0
 # boot CONFIG KERNEL_IMAGE ARGS MODE LOG TIMEOUT: one guest; 0 if every
 # workload reported.
 boot() {
 	local cfg=$1 image=$2 args=$3 mode=$4 log=$5 budget=$6
-	local cmdline="console=ttyS0 panic=-1 oops=panic harness.tests=bench $DETERMINISM_ARGS"
+	local cmdline="$base_cmdline harness.tests=bench $DETERMINISM_ARGS"
 	if [ "$mode" = icount ]; then
 		# sanitize_bench.run=1: the in-kernel microbenchmarks, where the
 		# kernel has them built in (ignored where it does not)
@@ -203,8 +185,9 @@ boot() {
 	local start rc why
 	start=$(date +%s)
 	if [ "$mode" = icount ]; then
-		# icount is TCG only, whatever ACCEL the caller has
-		ACCEL=tcg PATH="$shim:$PATH" QEMU_EXTRA="$DETERMINISM_QEMU -icount shift=0,sleep=off ${QEMU_EXTRA:-}" \
+		# icount is TCG only, whatever ACCEL the caller has, and
+		# single-threaded TCG only ("No MTTCG when icount is enabled")
+		ACCEL=tcg TCG_THREAD=single QEMU_EXTRA="$DETERMINISM_QEMU -icount shift=0,sleep=off ${QEMU_EXTRA:-}" \
 			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
 			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null 2>&1 |
 			python3 "$here/report.py" stamp "$log"
