@@ -1,23 +1,37 @@
 #!/usr/bin/env python3
 """The sanitize_mem benchmarks (issue 6): host-side helpers and the report.
 
-    report.py stamp LOG          copy stdin (a guest's console) to LOG and
-                                 LOG's ".times" twin ("<host s>\t<line>")
-    report.py check LOG          did the bench program report every workload
-                                 it planned?  exit 1 and say which did not
+    report.py stamp [--timeout S] FIFO OUT
+                                 read the bench channel from FIFO until
+                                 QEMU closes it, and write each line to OUT
+                                 as "<host s>\t<line>", stamped as it arrives
+    report.py check LOG          did this boot (console LOG, channel LOG's
+                                 ".clock" twin) report every workload it
+                                 planned, on an intact channel?  exit 1 and
+                                 say what is wrong
     report.py report --dir D --policy policy/bench --out PREFIX
                      [--vmlinux NAME=PATH ...]
                                  write PREFIX.md, PREFIX.json, PREFIX.svg
 
-Figures come from two kinds of boot of each configuration (run-bench.sh):
+Every figure comes from the bench channel: the guest's bench program
+(tests/guest/bench.c) writes each event, numbered and with a CRC-32, to a
+second serial port that nothing else writes to; run-bench.sh gives QEMU a
+FIFO as its host end and runs "stamp" on it.  Two kinds of boot of each
+configuration (run-bench.sh):
 
   icount   QEMU -icount shift=0,sleep=off: the guest clock counts executed
-           instructions, so "# BENCH <workload> <ns>" from the guest is the
-           same on every run whatever the host does.  One run.
-  wall     ordinary TCG, R runs.  The guest has only a jiffies clock here
-           (no HPET/ACPI, TSC unstable), so the workload is timed by the
-           host, between the "bench-clock: start|end" lines the guest writes
-           to its console.  Median, min and max over the runs.
+           instructions, so the ns= of each "event=end" line is the same on
+           every run whatever the host does.  One run.
+  wall     ordinary TCG, R runs.  The guest clock is not good to 0.1% here,
+           so the workload is timed by the host, between the arrival of its
+           "event=start" and "event=end" lines.  Median, min and max over
+           the runs.
+
+A line that is missing (seq gap, no "event=done" at the end), damaged (bad
+crc, not a channel line) or a workload without a start/end pair is an
+error naming the workload; the report lists it, never a wrong figure.  The
+console gives only what the kernel says: the policy it reported, the
+in-kernel microbenchmarks, a panic, /init's end marker.
 
 Every figure is reported as a ratio to the "vanilla" configuration of the
 same run.  Targets are computed and reported, never asserted.
@@ -31,16 +45,14 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import time
+import zlib
 
-BENCH_RE = re.compile(r"^\s*# BENCH (\S+) (\d+)\s*$")
-OK_RE = re.compile(r"^\s*(not ok|ok) (\d+) (\S+)(?:\s+#\s*(.*))?$")
-PLAN_RE = re.compile(r"^\s*1\.\.(\d+)\s*$")
-SCALE_RE = re.compile(r"^\s*# bench: scale (\d+)(?: reps (\d+))?")
-CLOCK_RE = re.compile(r"^bench-clock: (start|end|failed) (\S+)")
+CHANNEL_RE = re.compile(r"^bench-clock: (.*) crc=([0-9a-f]{8})$")
 MICRO_RE = re.compile(r"sanitize_bench: BENCH (\S+) (\d+) (\d+)")
 POLICY_RE = re.compile(r"^HARNESS: policy=(.*)$")
 TSC_RE = re.compile(r"tsc: (?:Detected|Refined TSC clocksource calibration:) ([\d.]+) MHz")
@@ -59,39 +71,195 @@ FAST_PATHS = [
 ]
 
 
-# --- stamp / check ------------------------------------------------------------
+# --- the bench channel ----------------------------------------------------------
+
+class ReaderTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise ReaderTimeout()
+
 
 def cmd_stamp(args):
-    """Copy stdin to LOG, and each line with the host's monotonic time
-    (seconds since the start) to LOG.times.  Unbuffered: QEMU writes the
-    serial console byte by byte, lines are stamped as they complete."""
+    """Read the bench channel from a FIFO until its writer (QEMU) closes
+    it, writing each line to OUT with the host's monotonic time (seconds
+    since the reader started) as it completes.  Opening the FIFO blocks
+    until QEMU opens it too; the whole read is bounded by --timeout."""
     t0 = time.monotonic()
-    inp = sys.stdin.buffer
-    with open(args.log, "wb") as raw, open(args.log + ".times", "w",
-                                               encoding="utf-8") as times:
-        for line in iter(inp.readline, b""):
-            now = time.monotonic() - t0
-            raw.write(line)
-            raw.flush()
-            text = line.decode("utf-8", "replace").rstrip("\r\n")
-            times.write("%.6f\t%s\n" % (now, text))
-            times.flush()
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(args.timeout)
+    stage = "waiting for QEMU to open"
+    fd = -1
+    with open(args.out, "w", encoding="utf-8") as out:
+        try:
+            fd = os.open(args.fifo, os.O_RDONLY)
+            stage = "reading"
+            buf = b""
+            while True:
+                chunk = os.read(fd, 4096)
+                now = time.monotonic() - t0
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    out.write("%.6f\t%s\n" % (now, channel_text(line)))
+                    out.flush()
+            if buf:        # an unterminated last line: kept, judged damaged
+                out.write("%.6f\t%s\n" % (now, channel_text(buf)))
+        except ReaderTimeout:
+            print("bench channel: gave up after %d s %s %s" % (
+                args.timeout, stage, args.fifo), file=sys.stderr)
+            return 1
+        except OSError as e:
+            print("bench channel: %s %s: %s" % (stage, args.fifo, e), file=sys.stderr)
+            return 1
+        finally:
+            signal.alarm(0)
+            if fd >= 0:
+                os.close(fd)
     return 0
 
 
-def parse_log(path):
-    """What one boot's console says: the bench's plan, its results, the
-    guest-clock figures, the policy the kernel reported, whether /init got
-    to its end marker, and the host's timing of each workload."""
-    r = {"micro": {}, "plan": None, "scale": None, "reps": 1, "ns": {}, "ok": {}, "notok": {},
-         "policy": None, "end": False, "tsc_mhz": None, "host_s": {},
-         "panic": False}
+def channel_text(raw):
+    """A channel line as text; bytes that are not UTF-8 stay visible."""
+    return raw.decode("utf-8", "backslashreplace").rstrip("\r")
+
+
+def channel_path(log):
+    """The channel file of a boot's console log: icount.log -> icount.clock."""
+    return (log[:-4] if log.endswith(".log") else log) + ".clock"
+
+
+def parse_channel(path):
+    """What one boot's bench channel says, checked line by line: seq gapless
+    from 1, every crc right, "event=done" last.  Returns None if there is
+    no channel file, else a dict: plan (workloads, scale, reps, or None),
+    ns[name] and host_s[name] (lists, one per repetition with a start/end
+    pair), failed[name] (the reason), done (True/False) and problems (what
+    is wrong with the lines, naming the workload where it can)."""
+    try:
+        with open(path, encoding="utf-8", errors="backslashreplace") as f:
+            rows = f.read().splitlines()
+    except OSError:
+        return None
+    r = {"plan": None, "ns": {}, "host_s": {}, "failed": {}, "done": False,
+         "problems": []}
+    probs = r["problems"]
+    events = {}         # seq -> (host time, fields)
+    for lineno, row in enumerate(rows, 1):
+        stamp, tab, text = row.partition("\t")
+        try:
+            t = float(stamp)
+        except ValueError:
+            t = None
+        if not tab or t is None:
+            probs.append("channel line %d is not '<time>\\t<line>': %r" % (lineno, row[:80]))
+            continue
+        if not text.strip():
+            continue
+        m = CHANNEL_RE.match(text)
+        if not m:
+            probs.append("channel line %d damaged (not a bench-clock line): %r" % (
+                lineno, text[:80]))
+            continue
+        body, crc = m.groups()
+        if zlib.crc32(body.encode("utf-8", "surrogateescape")) != int(crc, 16):
+            probs.append("channel line %d damaged (crc mismatch): %r" % (lineno, text[:80]))
+            continue
+        fields = {}
+        head, sep, why = body.partition(" why=")
+        for word in head.split():
+            k, eq, v = word.partition("=")
+            if eq:
+                fields[k] = v
+        if sep:
+            fields["why"] = why
+        try:
+            seq = int(fields.get("seq", ""))
+        except ValueError:
+            probs.append("channel line %d has no seq=: %r" % (lineno, text[:80]))
+            continue
+        if seq in events:
+            probs.append("channel seq %d arrived twice" % seq)
+            continue
+        events[seq] = (t, fields)
+    if events:
+        have = sorted(events)
+        gaps = sorted(set(range(1, have[-1] + 1)) - set(have))
+        if gaps:
+            probs.append("channel lines lost or damaged: seq %s missing (of 1..%d)" % (
+                ", ".join(map(str, gaps)), have[-1]))
+    # The events in order; pair each start with the end of the same run.
+    starts = {}
+    for seq in sorted(events):
+        t, f = events[seq]
+        ev, name, rep = f.get("event"), f.get("name"), f.get("rep")
+        if r["done"]:
+            probs.append("channel seq %d after event=done" % seq)
+        if ev == "plan":
+            try:
+                r["plan"] = {"workloads": [w for w in f["workloads"].split(",") if w],
+                             "scale": int(f["scale"]), "reps": int(f["reps"])}
+            except (KeyError, ValueError):
+                probs.append("channel seq %d: bad plan %r" % (seq, f))
+        elif ev == "start" and name:
+            starts[(name, rep)] = t
+        elif ev == "end" and name:
+            if (name, rep) not in starts:
+                continue        # the missing start is named below
+            try:
+                ns = int(f["ns"])
+            except (KeyError, ValueError):
+                probs.append("channel seq %d: workload %s has no ns=" % (seq, name))
+                continue
+            r["ns"].setdefault(name, []).append(ns)
+            r["host_s"].setdefault(name, []).append(t - starts.pop((name, rep)))
+        elif ev == "failed" and name:
+            r["failed"][name] = f.get("why", "?")
+            starts.pop((name, rep), None)
+        elif ev == "done":
+            r["done"] = True
+        else:
+            probs.append("channel seq %d: unknown event %r" % (seq, f))
+    if events and not r["done"]:
+        probs.append("channel ended without event=done (lines lost at the end, "
+                     "or the bench program did not finish)")
+    return r
+
+
+def workload_problems(ch):
+    """Each planned workload that has fewer figures than repetitions, by
+    name (the plan's names, or all of bench.c's if the plan line is lost)."""
+    if ch["plan"]:
+        names, reps = ch["plan"]["workloads"], ch["plan"]["reps"]
+    else:
+        names, reps = PROCESS_WORKLOADS, 1
+    out = []
+    for name in names:
+        got = len(ch["ns"].get(name, []))
+        if name in ch["failed"]:
+            out.append("workload %s failed: %s" % (name, ch["failed"][name]))
+        elif got < reps:
+            out.append("workload %s: no figure%s (%d of %d repetitions have an intact "
+                       "start/end pair on the channel)" % (
+                           name, "" if reps == 1 else "s for every repetition", got, reps))
+    for name in ch["ns"]:
+        if name not in names:
+            out.append("workload %s reported but not in the plan" % name)
+    return out
+
+
+def parse_console(path):
+    """What one boot's console says: the policy the kernel reported, the
+    in-kernel microbenchmarks, the TSC, a panic, /init's end marker."""
+    r = {"micro": {}, "policy": None, "end": False, "tsc_mhz": None, "panic": False}
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
         return None
-    in_bench = False
     for line in lines:
         line = line.rstrip("\r")
         m = POLICY_RE.match(line)
@@ -110,81 +278,33 @@ def parse_log(path):
         m = TSC_RE.search(line)
         if m:
             r["tsc_mhz"] = float(m.group(1))
-        # The bench program's own KTAP is indented by 8 by /init's sed.
-        if line.startswith("        "):
-            body = line[8:]
-            if body.startswith("KTAP version"):
-                in_bench = True
-                continue
-            if not in_bench or body.startswith(" "):
-                continue
-            m = PLAN_RE.match(body)
-            if m and r["plan"] is None:
-                r["plan"] = int(m.group(1))
-                continue
-            m = SCALE_RE.match(body)
-            if m:
-                r["scale"] = int(m.group(1))
-                r["reps"] = int(m.group(2) or 1)
-                continue
-            m = BENCH_RE.match(body)
-            if m:
-                r["ns"].setdefault(m.group(1), []).append(int(m.group(2)))
-                continue
-            m = OK_RE.match(body)
-            if m:
-                (r["ok"] if m.group(1) == "ok" else r["notok"])[m.group(3)] = \
-                    m.group(4) or ""
-    # Host time of each workload from the ".times" twin.
-    starts = {}
-    try:
-        with open(path + ".times", encoding="utf-8", errors="replace") as f:
-            for tl in f:
-                stamp, _, text = tl.rstrip("\n").partition("\t")
-                m = CLOCK_RE.match(text.strip())
-                if not m:
-                    continue
-                what, name = m.groups()
-                if what == "start":
-                    starts[name] = float(stamp)
-                elif what == "end" and name in starts:
-                    r["host_s"].setdefault(name, []).append(
-                        float(stamp) - starts.pop(name))
-    except OSError:
-        pass
     return r
 
 
-def problems(r):
-    """Why a boot's figures cannot be used, or [] if they can."""
-    if r is None:
-        return ["no console log"]
+def parse_boot(log):
+    """A boot's console log and its channel: (console, channel, problems)."""
+    con = parse_console(log)
+    ch = parse_channel(channel_path(log))
     out = []
-    if r["panic"]:
+    if con is None:
+        out.append("no console log")
+    elif con["panic"]:
         out.append("the kernel panicked or oopsed")
-    if r["plan"] is None:
-        out.append("the bench program never started (no KTAP plan)")
+    if ch is None:
+        out.append("no bench channel file %s" % os.path.basename(channel_path(log)))
+    elif not ch["problems"] and not ch["plan"] and not ch["ns"] and not ch["done"]:
+        out.append("nothing on the bench channel, no figure for any workload (%s): the "
+                   "bench program never started, or could not open its serial port" %
+                   ", ".join(PROCESS_WORKLOADS))
     else:
-        for name, why in r["notok"].items():
-            out.append("workload %s failed: %s" % (name, why or "not ok"))
-        reported = [n for n in r["ok"] if len(r["ns"].get(n, [])) >= r["reps"]]
-        if len(reported) < r["plan"]:
-            missing = r["plan"] - len(reported)
-            out.append("%d of %d workloads did not report (got: %s)" % (
-                missing, r["plan"], ", ".join(reported) or "none"))
-    if not r["end"]:
+        out += ch["problems"] + workload_problems(ch)
+    if con is not None and not con["end"]:
         out.append("the guest did not reach 'HARNESS: END'")
-    return out
+    return con, ch, out
 
 
 def cmd_check(args):
-    r = parse_log(args.log)
-    probs = problems(r)
-    if args.wall and r is not None:
-        lost = [n for n in r["ok"] if n not in r["host_s"]]
-        if lost:
-            probs.append("no bench-clock start/end on the console for: " +
-                         ", ".join(lost))
+    _, _, probs = parse_boot(args.log)
     for p in probs:
         print(p)
     return 1 if probs else 0
@@ -226,7 +346,6 @@ def collect(bench_dir, configs):
         c["cmdline"] = {m: read_text(os.path.join(d, m + ".cmdline"))
                         for m in ("icount", "wall-1")}
         c["kernel_image"] = read_text(os.path.join(d, "kernel"))
-        ic = parse_log(os.path.join(d, "icount.log"))
         c["icount"] = {}
         c["icount_reps"] = {}
         c["icount_scale"] = None
@@ -234,36 +353,39 @@ def collect(bench_dir, configs):
         c["policy_reported"] = None
         c["tsc_mhz"] = None
         c["scale"] = None
-        if ic is not None:
-            probs = problems(ic)
+        ic_log = os.path.join(d, "icount.log")
+        if os.path.exists(ic_log) or os.path.exists(channel_path(ic_log)):
+            con, ch, probs = parse_boot(ic_log)
             c["errors"] += ["icount: " + p for p in probs]
-            # one figure per workload: the mean over the repetitions
-            c["icount_reps"] = {n: ns for n, ns in ic["ns"].items() if n in ic["ok"]}
-            c["icount"] = {n: statistics.mean(v) for n, v in c["icount_reps"].items()}
-            c["policy_reported"] = ic["policy"]
-            c["tsc_mhz"] = ic["tsc_mhz"]
-            c["icount_scale"] = ic["scale"]
-            c["micro"] = ic["micro"]
+            if ch is not None:
+                # one figure per workload: the mean over the repetitions
+                c["icount_reps"] = {n: ns for n, ns in ch["ns"].items()
+                                    if n not in ch["failed"]}
+                c["icount"] = {n: statistics.mean(v) for n, v in c["icount_reps"].items()}
+                c["icount_scale"] = ch["plan"]["scale"] if ch["plan"] else None
+            if con is not None:
+                c["policy_reported"] = con["policy"]
+                c["tsc_mhz"] = con["tsc_mhz"]
+                c["micro"] = con["micro"]
         c["wall"] = {}
         c["wall_guest_ns"] = {}
         runs = sorted((f for f in os.listdir(d) if re.match(r"wall-\d+\.log$", f)),
                       key=lambda f: int(re.findall(r"\d+", f)[0])) \
             if os.path.isdir(d) else []
         for f in runs:
-            w = parse_log(os.path.join(d, f))
-            probs = problems(w)
+            con, ch, probs = parse_boot(os.path.join(d, f))
             c["errors"] += ["%s: %s" % (f[:-4], p) for p in probs]
-            if w is None:
+            if con is not None and c["policy_reported"] is None:
+                c["policy_reported"] = con["policy"]
+            if ch is None:
                 continue
-            if c["policy_reported"] is None:
-                c["policy_reported"] = w["policy"]
-            if c["scale"] is None:
-                c["scale"] = w["scale"]
-            for n in w["ok"]:
-                if n in w["host_s"]:
-                    c["wall"].setdefault(n, []).append(statistics.mean(w["host_s"][n]))
-                if n in w["ns"]:
-                    c["wall_guest_ns"].setdefault(n, []).append(statistics.mean(w["ns"][n]))
+            if c["scale"] is None and ch["plan"]:
+                c["scale"] = ch["plan"]["scale"]
+            for n in ch["ns"]:
+                if n in ch["failed"]:
+                    continue
+                c["wall"].setdefault(n, []).append(statistics.mean(ch["host_s"][n]))
+                c["wall_guest_ns"].setdefault(n, []).append(statistics.mean(ch["ns"][n]))
         for n in list(c["icount"]) + list(c["wall"]):
             if n not in workloads:
                 workloads.append(n)
@@ -732,9 +854,10 @@ def cmd_report(args):
             for c in configs],
         "units": {"icount": "guest ns under -icount shift=0 (1 ns = 1 instruction), "
                             "mean of icount_reps",
-                  "wall": "host seconds between the bench-clock start/end lines",
-                  "wall_guest_ns": "guest CLOCK_MONOTONIC ns in wall runs "
-                                   "(jiffies clocksource: coarse, loses ticks)"},
+                  "wall": "host seconds between the arrival of a workload's start "
+                          "and end lines on the bench channel",
+                  "wall_guest_ns": "the ns= of the channel's end lines in wall runs: "
+                                   "guest CLOCK_MONOTONIC, not good to 0.1% without icount"},
         "ratios": rat,
         "targets": tgts,
         "vmlinux": sizes,
@@ -752,11 +875,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("stamp")
-    p.add_argument("log")
+    p.add_argument("--timeout", type=int, default=1000,
+                   help="seconds the whole read may take (default 1000)")
+    p.add_argument("fifo", help="the host end of the guest's bench channel")
+    p.add_argument("out", help="the stamped channel (a boot's .clock file)")
     p = sub.add_parser("check")
-    p.add_argument("log")
-    p.add_argument("--wall", action="store_true",
-                   help="also require the host timing of every workload")
+    p.add_argument("log", help="a boot's console log (its channel: LOG's .clock twin)")
     p = sub.add_parser("report")
     p.add_argument("--dir", required=True, help="the bench logs (build/results/bench)")
     p.add_argument("--policy", required=True)

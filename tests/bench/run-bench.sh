@@ -9,13 +9,25 @@
 #   - once with "-icount shift=0,sleep=off": the guest clock counts
 #     instructions, so the figures are repeatable on a noisy host;
 #   - BENCH_RUNS times without icount, for wall-clock medians, min and max
-#     (timed by the host between the "bench-clock:" console lines).
+#     (timed by the host as the workload's start and end lines arrive).
 # Guests run sequentially so the configurations do not disturb each other.
-# A boot that hangs, panics or loses a workload is an error naming the
-# configuration; the run goes on, the report lists it, the exit status is 1.
+#
+# The figures travel on the bench channel, not the console: each guest gets
+# a second serial port (ttyS1, "bench.clock=/dev/ttyS1" tells bench.c) whose
+# host end is a FIFO, read by "report.py stamp" started before QEMU, which
+# writes every line with its arrival time to <boot>.clock.  Lines carry a
+# seq number and a CRC-32 (see tests/guest/bench.c), so a lost or damaged
+# line is detected, not misread.  The console still goes to <boot>.log.
+# Every step is bounded: QEMU by "timeout", the reader by its own --timeout
+# and, once QEMU has exited, by 10 s more.
+#
+# A boot that hangs, panics, loses a workload or a channel line is an
+# error naming the configuration and the workload; the run goes on, the
+# report lists it, the exit status is 1.
 #
 # --smoke   (for make check) only vanilla and off, small scale, one wall
-#           run; fails only if a workload did not report, never on time.
+#           run; fails if a workload did not report on an intact channel
+#           (or a boot failed), never on time.
 #
 # Environment (defaults in brackets):
 #   KERNEL_vanilla, KERNEL_patched  bzImages [build/obj/<k>/arch/x86/boot/bzImage]
@@ -150,8 +162,17 @@ frozen_kernel() {
 }
 
 command -v qemu-system-x86_64 >/dev/null || { echo "run-bench: no qemu-system-x86_64" >&2; exit 2; }
+# The FIFO of the bench channel lives here (QEMU_EXTRA is split on spaces,
+# so not under a results path that might hold one).
+fifodir=$(mktemp -d "${TMPDIR:-/tmp}/bench-clock.XXXXXX") || exit 2
 ramfile=
-trap '[ -z "$ramfile" ] || rm -f "$ramfile"' EXIT
+reader=
+cleanup() {
+	[ -z "$reader" ] || kill "$reader" 2>/dev/null
+	[ -z "$ramfile" ] || rm -f "$ramfile"
+	rm -rf "$fifodir"
+}
+trap cleanup EXIT
 trap 'echo "run-bench: interrupted" >&2; exit 130' INT TERM
 
 # What makes an icount boot exactly repeatable (and every boot comparable):
@@ -166,12 +187,24 @@ DETERMINISM_QEMU="-cpu max,-rdrand,-rdseed -rtc base=2025-01-01T00:00:00,clock=v
 DETERMINISM_ARGS="norandmaps kunit.enable=0"
 base_cmdline=$("$top/qemu-boot/base-cmdline.sh") || exit 2
 
+# reap PID SECONDS: wait for our background process PID, killing it if it
+# is still running after SECONDS; its exit status.
+reap() {
+	local pid=$1 n=0
+	while kill -0 "$pid" 2>/dev/null && [ "$n" -lt "$2" ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+}
+
 errors=0
 # boot CONFIG KERNEL_IMAGE ARGS MODE LOG TIMEOUT: one guest; 0 if every
-# workload reported.
+# workload reported on an intact channel.
 boot() {
 	local cfg=$1 image=$2 args=$3 mode=$4 log=$5 budget=$6
-	local cmdline="$base_cmdline harness.tests=bench $DETERMINISM_ARGS"
+	local cmdline="$base_cmdline harness.tests=bench bench.clock=/dev/ttyS1 $DETERMINISM_ARGS"
 	if [ "$mode" = icount ]; then
 		# sanitize_bench.run=1: the in-kernel microbenchmarks, where the
 		# kernel has them built in (ignored where it does not)
@@ -182,33 +215,57 @@ boot() {
 	[ -n "$args" ] && cmdline="$cmdline $args"
 	echo "$cmdline" > "${log%.log}.cmdline"
 	ramfile=$RAMDIR/bench-$cfg.ram
-	local start rc why
+	local start rc rrc why='' boot_name fifo=$fifodir/clock
+	boot_name=$(basename "${log%.log}")
 	start=$(date +%s)
+	# The reader first: QEMU opens the FIFO (-serial file:) for writing,
+	# which blocks until the reader has it open, so no line can go unread
+	# or be stamped late.  The reader ends when QEMU closes its end.
+	rm -f "$fifo"
+	mkfifo "$fifo" || exit 2
+	python3 "$here/report.py" stamp --timeout $((budget + 30)) "$fifo" "${log%.log}.clock" \
+		2>"$fifodir/reader.err" &
+	reader=$!
+	local qemu_extra="$DETERMINISM_QEMU -serial file:$fifo ${QEMU_EXTRA:-}"
 	if [ "$mode" = icount ]; then
 		# icount is TCG only, whatever ACCEL the caller has, and
 		# single-threaded TCG only ("No MTTCG when icount is enabled")
-		ACCEL=tcg TCG_THREAD=single QEMU_EXTRA="$DETERMINISM_QEMU -icount shift=0,sleep=off ${QEMU_EXTRA:-}" \
+		ACCEL=tcg TCG_THREAD=single QEMU_EXTRA="$qemu_extra -icount shift=0,sleep=off" \
 			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
-			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null 2>&1 |
-			python3 "$here/report.py" stamp "$log"
+			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null >"$log" 2>&1
 	else
-		QEMU_EXTRA="$DETERMINISM_QEMU ${QEMU_EXTRA:-}" \
+		QEMU_EXTRA="$qemu_extra" \
 			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
-			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null 2>&1 |
-			python3 "$here/report.py" stamp "$log"
+			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null >"$log" 2>&1
 	fi
-	rc=${PIPESTATUS[0]}
-	rm -f "$ramfile"
+	rc=$?
+	# QEMU has exited, so the reader has its EOF; it is still waiting only
+	# if QEMU never opened the FIFO.
+	reap "$reader" 10
+	rrc=$?
+	reader=
+	rm -f "$ramfile" "$fifo"
 	ramfile=
-	why=$(python3 "$here/report.py" check ${wallcheck:+--wall} "$log")
+	case $rrc in
+	0) ;;
+	143) why="QEMU never opened the bench channel (its reader, still waiting, was stopped)" ;;
+	*) why="the bench channel's reader failed (exit status $rrc):"
+	   why="$why $(paste -sd' ' "$fifodir/reader.err" 2>/dev/null)" ;;
+	esac
 	case $rc in
 	0) ;;
 	124|137) why="timed out after $budget s${why:+; $why}" ;;
-	*) why="QEMU exited with status $rc${why:+; $why}" ;;
+	*) why="QEMU exited with status $rc ($(tail -n 1 "$log" | cut -c1-200))${why:+; $why}" ;;
 	esac
+	# What the harness saw goes to errors (report.py finds the rest again
+	# in the logs); all of it to stderr, naming the configuration.
+	[ -z "$why" ] || echo "$boot_name: $why" >> "$(dirname "$log")/errors"
+	local probs
+	probs=$(python3 "$here/report.py" check "$log")
+	why="$why${why:+${probs:+
+}}$probs"
 	if [ -n "$why" ]; then
-		echo "$why" | sed "s/^/$mode: /" >> "$(dirname "$log")/errors"
-		echo "bench: ERROR: $cfg ($mode): $(echo "$why" | paste -sd';' -)" >&2
+		echo "$why" | sed "s/^/bench: ERROR: $cfg ($boot_name): /" >&2
 		errors=$((errors + 1))
 		return 1
 	fi
@@ -242,11 +299,11 @@ while IFS='|' read -r cfg kernel args; do
 	fi
 	cat "$image.from" > "$dir/$cfg/kernel" 2>/dev/null || echo "$image" > "$dir/$cfg/kernel"
 	echo "bench: [$i/$total] $cfg icount"
-	wallcheck= boot "$cfg" "$image" "$args" icount "$dir/$cfg/icount.log" "$t_icount"
+	boot "$cfg" "$image" "$args" icount "$dir/$cfg/icount.log" "$t_icount"
 	r=1
 	while [ "$r" -le "$runs" ]; do
 		echo "bench: [$i/$total] $cfg wall $r/$runs"
-		wallcheck=1 boot "$cfg" "$image" "$args" wall "$dir/$cfg/wall-$r.log" "$t_wall"
+		boot "$cfg" "$image" "$args" wall "$dir/$cfg/wall-$r.log" "$t_wall"
 		r=$((r + 1))
 	done
 done <<EOF

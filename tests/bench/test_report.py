@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Tests of the bench's host side (tests/bench/report.py), without a guest.
+
+The bench channel checks on made-up channel files: an intact one gives
+its figures; a dropped line, a bad crc, a line garbled by other output, a
+lost plan, a lost tail, a repeated line, a failed workload each give an
+error that names the workload, never a figure.  The reader ("stamp") on a
+real FIFO: it stamps lines as they arrive, keeps an unterminated last
+line, and gives up after --timeout when nobody opens the other end.  And
+the report of a run where one configuration lost a line.
+
+Prints KTAP (one line per test); exits 0 if every test passed.  Fast (a
+few seconds); "make bench-smoke" runs it first.
+
+    python3 tests/bench/test_report.py [-v]
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402  (tests/bench/report.py)
+
+REPORT = os.path.join(HERE, "report.py")
+WORKLOADS = report.PROCESS_WORKLOADS
+
+
+def line(seq, body):
+    """A channel line as bench.c writes it."""
+    body = "seq=%d %s" % (seq, body)
+    return "bench-clock: %s crc=%08x" % (body, zlib.crc32(body.encode()))
+
+
+def events(workloads=WORKLOADS, reps=1, ns=1000, fail=None):
+    """The bodies (without seq) of a whole run, in order."""
+    out = ["event=plan workloads=%s scale=3 reps=%d" % (",".join(workloads), reps)]
+    for w in workloads:
+        for r in range(1, reps + 1):
+            out.append("event=start name=%s rep=%d" % (w, r))
+            if w == fail:
+                out.append("event=failed name=%s rep=%d why=fork: out of memory" % (w, r))
+                break
+            out.append("event=end name=%s rep=%d ns=%d" % (w, r, ns + r))
+    out.append("event=done failed=%d" % (1 if fail else 0))
+    return out
+
+
+def channel(bodies, t0=1.0, step=0.25):
+    """Stamped channel text: each line 'step' host seconds after the last."""
+    return ["%.6f\t%s" % (t0 + i * step, line(i + 1, b)) for i, b in enumerate(bodies)]
+
+
+CONSOLE_OK = "HARNESS: policy=off\nsome kernel line\nHARNESS: END\n"
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def boot(self, rows, console=CONSOLE_OK, name="icount"):
+        """Write a boot's console and channel; return its console log path."""
+        log = os.path.join(self.dir, name + ".log")
+        with open(log, "w", encoding="utf-8") as f:
+            f.write(console)
+        if rows is not None:
+            with open(report.channel_path(log), "w", encoding="utf-8") as f:
+                f.write("".join(r + "\n" for r in rows))
+        return log
+
+    def problems(self, rows, **kw):
+        return report.parse_boot(self.boot(rows, **kw))[2]
+
+    def assertNamed(self, probs, *texts):
+        """Some problem contains each of the texts."""
+        for t in texts:
+            self.assertTrue(any(t in p for p in probs), "%r not in %r" % (t, probs))
+
+
+class ChannelTest(Case):
+    def test_crc_is_zlibs_known_answer(self):
+        # A line bench.c wrote in a guest: its CRC-32 code agrees with zlib.
+        body = ("seq=1 event=plan workloads=pipe,socket,forkexec,tmpfs,getppid,"
+                "readzero scale=3 reps=1")
+        self.assertEqual("%08x" % zlib.crc32(body.encode()), "6349ce54")
+
+    def test_intact_channel_gives_every_figure(self):
+        rows = channel(events(reps=2), step=0.5)
+        con, ch, probs = report.parse_boot(self.boot(rows))
+        self.assertEqual(probs, [])
+        self.assertEqual(ch["plan"], {"workloads": WORKLOADS, "scale": 3, "reps": 2})
+        self.assertEqual(ch["ns"]["pipe"], [1001, 1002])
+        self.assertEqual([round(x, 6) for x in ch["host_s"]["socket"]], [0.5, 0.5])
+        self.assertEqual(con["policy"], "off")
+
+    def test_dropped_line_names_the_workload(self):
+        rows = channel(events())
+        del rows[4]                     # seq 5: the end of socket
+        probs = self.problems(rows)
+        self.assertNamed(probs, "seq 5 missing", "workload socket: no figure")
+        self.assertFalse(any("workload pipe" in p for p in probs))
+
+    def test_bad_crc_is_damage_not_a_figure(self):
+        rows = channel(events())
+        rows[2] = rows[2].replace("ns=1001", "ns=9001")     # end of pipe
+        con, ch, probs = report.parse_boot(self.boot(rows))
+        self.assertNamed(probs, "crc mismatch", "seq 3 missing", "workload pipe: no figure")
+        self.assertNotIn("pipe", ch["ns"])
+
+    def test_line_garbled_by_other_output(self):
+        rows = channel(events())
+        t, _, text = rows[6].partition("\t")            # end of forkexec
+        rows[6] = t + "\t" + text[:20] + "[  3.1] clocksource: tsc unstable" + text[20:]
+        probs = self.problems(rows)
+        self.assertNamed(probs, "line 7 damaged (crc mismatch)", "workload forkexec: no figure")
+        rows[6] = t + "\t" + text[:-5] + "[  3.1] clocksource" + text[-5:]
+        probs = self.problems(rows)
+        self.assertNamed(probs, "line 7 damaged (not a bench-clock line)",
+                         "workload forkexec: no figure")
+
+    def test_lost_tail(self):
+        rows = channel(events())[:7]    # up to the end of forkexec
+        probs = self.problems(rows)
+        self.assertNamed(probs, "without event=done", "workload tmpfs: no figure",
+                         "workload readzero: no figure")
+        self.assertFalse(any("forkexec" in p for p in probs))
+
+    def test_lost_plan_still_names_workloads(self):
+        rows = channel(events())[1:]
+        probs = self.problems(rows)
+        self.assertNamed(probs, "seq 1 missing")
+        rows = channel(events())[1:6]
+        self.assertNamed(self.problems(rows), "workload forkexec: no figure")
+
+    def test_repeated_line(self):
+        rows = channel(events())
+        rows.insert(3, rows[2])
+        self.assertNamed(self.problems(rows), "seq 3 arrived twice")
+
+    def test_failed_workload(self):
+        probs = self.problems(channel(events(fail="tmpfs")))
+        self.assertEqual(probs, ["workload tmpfs failed: fork: out of memory"])
+
+    def test_too_few_repetitions(self):
+        bodies = [b for b in events(reps=2) if "name=getppid rep=2" not in b]
+        probs = self.problems(channel(bodies))
+        self.assertNamed(probs, "workload getppid: no figures for every repetition (1 of 2")
+
+    def test_unterminated_or_bad_stamp(self):
+        rows = channel(events())
+        rows[1] = "garbage"
+        self.assertNamed(self.problems(rows), "not '<time>", "workload pipe: no figure")
+
+    def test_empty_or_missing_channel(self):
+        self.assertNamed(self.problems([]), "nothing on the bench channel")
+        self.assertNamed(self.problems(None, name="wall-1"), "no bench channel file wall-1.clock")
+
+    def test_console_problems(self):
+        rows = channel(events())
+        self.assertNamed(self.problems(rows, console="HARNESS: policy=off\n"),
+                         "did not reach 'HARNESS: END'")
+        self.assertNamed(self.problems(rows, console="Kernel panic - not syncing\n"),
+                         "panicked")
+
+    def test_check_command(self):
+        rows = channel(events())
+        log = self.boot(rows)
+        p = subprocess.run([sys.executable, REPORT, "check", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual((p.returncode, p.stdout), (0, ""))
+        del rows[8]
+        log = self.boot(rows)
+        p = subprocess.run([sys.executable, REPORT, "check", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("seq 9 missing", p.stdout)
+        self.assertIn("workload tmpfs: no figure", p.stdout)
+
+
+class ReaderTest(Case):
+    def reader(self, timeout=20):
+        fifo = os.path.join(self.dir, "clock")
+        os.mkfifo(fifo)
+        out = os.path.join(self.dir, "icount.clock")
+        p = subprocess.Popen([sys.executable, REPORT, "stamp", "--timeout", str(timeout),
+                              fifo, out], stderr=subprocess.PIPE, text=True)
+        return p, fifo, out
+
+    def test_stamps_lines_as_they_arrive(self):
+        p, fifo, out = self.reader()
+        rows = [line(i + 1, b) for i, b in enumerate(events(["pipe"]))]
+
+        def guest():
+            with open(fifo, "wb", buffering=0) as w:    # as QEMU's -serial file:
+                for r in rows:
+                    data = (r + "\n").encode()
+                    w.write(data[:10])                  # a line in two pieces
+                    time.sleep(0.05)
+                    w.write(data[10:])
+                    time.sleep(0.2)
+                w.write(b"bench-clock: seq=5 trunc")     # no newline at the end
+        threading.Thread(target=guest, daemon=True).start()
+        self.assertEqual(p.wait(timeout=30), 0, p.stderr.read())
+        with open(out, encoding="utf-8") as f:
+            got = f.read().splitlines()
+        self.assertEqual([g.partition("\t")[2] for g in got],
+                         rows + ["bench-clock: seq=5 trunc"])
+        stamps = [float(g.partition("\t")[0]) for g in got]
+        gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+        self.assertTrue(all(0.2 <= g < 1.0 for g in gaps), gaps)
+        # start/end of pipe are 0.25 s apart on the host's clock
+        ch = report.parse_channel(out)
+        self.assertAlmostEqual(ch["host_s"]["pipe"][0], 0.25, delta=0.1)
+        self.assertNamed(ch["problems"], "line 5 damaged (not a bench-clock line)")
+
+    def test_gives_up_when_nobody_writes(self):
+        p, fifo, out = self.reader(timeout=2)
+        t = time.monotonic()
+        rc = p.wait(timeout=30)
+        self.assertEqual(rc, 1)
+        self.assertLess(time.monotonic() - t, 10)
+        self.assertIn("gave up after 2 s waiting for QEMU to open", p.stderr.read())
+
+    def test_gives_up_when_the_writer_hangs(self):
+        p, fifo, out = self.reader(timeout=2)
+        with open(fifo, "wb", buffering=0) as w:
+            w.write((line(1, "event=plan workloads=pipe scale=3 reps=1") + "\n").encode())
+            self.assertEqual(p.wait(timeout=30), 1)
+        self.assertIn("gave up after 2 s reading", p.stderr.read())
+        with open(out, encoding="utf-8") as f:
+            self.assertEqual(len(f.read().splitlines()), 1)
+
+
+class ReportTest(Case):
+    def test_lost_line_is_an_error_not_a_figure(self):
+        policy = os.path.join(self.dir, "policy")
+        with open(policy, "w", encoding="utf-8") as f:
+            f.write("vanilla | vanilla |\noff | patched | sanitize_mem=off\n")
+        for cfg in ("vanilla", "off"):
+            os.makedirs(os.path.join(self.dir, "run", cfg))
+            for name in ("icount", "wall-1"):
+                rows = channel(events(ns=1000 if cfg == "vanilla" else 1100))
+                if cfg == "off" and name == "icount":
+                    del rows[4]         # the end of socket
+                self.boot(rows, name=os.path.join("run", cfg, name))
+        out = os.path.join(self.dir, "bench")
+        args = report.argparse.Namespace(dir=os.path.join(self.dir, "run"), policy=policy,
+                                         out=out, vmlinux=None)
+        sys.stdout, saved = io.StringIO(), sys.stdout
+        try:
+            report.cmd_report(args)
+        finally:
+            sys.stdout = saved
+        with open(out + ".json", encoding="utf-8") as f:
+            doc = json.load(f)
+        off = next(c for c in doc["configs"] if c["name"] == "off")
+        self.assertNotIn("socket", off["icount"])
+        self.assertIn("pipe", off["icount"])
+        self.assertIn("socket", off["wall"])
+        self.assertNamed(off["errors"], "icount: channel lines lost or damaged: seq 5",
+                         "icount: workload socket: no figure")
+        self.assertNotIn("icount", doc["ratios"]["off"]["socket"])
+        self.assertAlmostEqual(doc["ratios"]["off"]["pipe"]["icount"], 1101 / 1001)
+        with open(out + ".md", encoding="utf-8") as f:
+            md = f.read()
+        self.assertIn("- off: icount: workload socket: no figure", md)
+
+
+def main():
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    cases = [c for group in suite for c in group]
+    verbose = "-v" in sys.argv[1:]
+    print("KTAP version 1")
+    print("1..%d" % len(cases))
+    failed = 0
+    for i, case in enumerate(cases, 1):
+        stream = io.StringIO()
+        res = unittest.TextTestRunner(stream=stream, verbosity=0).run(case)
+        name = case.id().split(".", 1)[1]
+        bad = res.failures + res.errors
+        if bad:
+            failed += 1
+            why = bad[0][1].strip().splitlines()[-1]
+            print("not ok %d %s # %s" % (i, name, why))
+            if verbose:
+                print("# " + bad[0][1].replace("\n", "\n# "))
+        else:
+            print("ok %d %s" % (i, name))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
