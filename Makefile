@@ -275,9 +275,10 @@ bench: kernel initramfs
 
 # make check: the bench must work, timing unjudged.  First its host side
 # without a guest (tests/bench/test_report.py: the channel checks catch a
-# lost or damaged line; result in bench-parser/), then two guests (vanilla,
-# off) whose every workload must report on an intact bench channel; the
-# first errors, naming configuration and workload, are the test's message.
+# lost or damaged line; result in bench-parser/), then three guests
+# (vanilla, off, and off's microbenchmark boot) whose every workload must
+# report on an intact bench channel and every microbenchmark on the console;
+# the first errors, naming configuration and workload, are the test's message.
 bench-smoke: kernel initramfs
 	@mkdir -p $(RESULTS)/bench-smoke $(RESULTS)/bench-parser
 	@python3 tests/bench/test_report.py > $(RESULTS)/bench-parser/ktap.log 2>&1; \

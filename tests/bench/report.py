@@ -54,6 +54,9 @@ import zlib
 
 CHANNEL_RE = re.compile(r"^bench-clock: (.*) crc=([0-9a-f]{8})$")
 MICRO_RE = re.compile(r"sanitize_bench: BENCH (\S+) (\d+) (\d+)")
+MICRO_START_RE = re.compile(r"sanitize_bench: start: (\d+) benchmarks")
+MICRO_DONE_RE = re.compile(r"sanitize_bench: done: (\d+) benchmarks(.*)$")
+MICRO_FAILED_RE = re.compile(r"sanitize_bench: FAILED (\S+): (.*)$")
 POLICY_RE = re.compile(r"^HARNESS: policy=(.*)$")
 TSC_RE = re.compile(r"tsc: (?:Detected|Refined TSC clocksource calibration:) ([\d.]+) MHz")
 
@@ -254,7 +257,8 @@ def workload_problems(ch):
 def parse_console(path):
     """What one boot's console says: the policy the kernel reported, the
     in-kernel microbenchmarks, the TSC, a panic, /init's end marker."""
-    r = {"micro": {}, "policy": None, "end": False, "tsc_mhz": None, "panic": False}
+    r = {"micro": {}, "policy": None, "end": False, "tsc_mhz": None, "panic": False,
+         "micro_planned": None, "micro_done": None, "micro_failed": {}}
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -274,6 +278,18 @@ def parse_console(path):
         m = MICRO_RE.search(line)
         if m:
             r["micro"][m.group(1)] = int(m.group(2))
+            continue
+        m = MICRO_START_RE.search(line)
+        if m:
+            r["micro_planned"] = int(m.group(1))
+            continue
+        m = MICRO_DONE_RE.search(line)
+        if m:
+            r["micro_done"] = int(m.group(1))
+            continue
+        m = MICRO_FAILED_RE.search(line)
+        if m:
+            r["micro_failed"][m.group(1)] = m.group(2)
             continue
         m = TSC_RE.search(line)
         if m:
@@ -303,8 +319,38 @@ def parse_boot(log):
     return con, ch, out
 
 
+def micro_problems(log):
+    """What is wrong with a boot that ran only the in-kernel
+    microbenchmarks (mm/sanitize_bench.c, sanitize_bench.run=1): every
+    benchmark it announced must have reported, and the guest must have
+    ended."""
+    con = parse_console(log)
+    if con is None:
+        return None, ["no console log"]
+    out = []
+    if con["panic"]:
+        out.append("the kernel panicked or oopsed")
+    if con["micro_planned"] is None:
+        out.append("the kernel never started its microbenchmarks (no 'sanitize_bench: "
+                   "start' line: CONFIG_SANITIZE_MEM_BENCH not set?)")
+    else:
+        for name, why in sorted(con["micro_failed"].items()):
+            out.append("microbenchmark %s failed: %s" % (name, why))
+        if con["micro_done"] is None:
+            out.append("the microbenchmarks never finished (no 'sanitize_bench: done' line)")
+        elif len(con["micro"]) != con["micro_planned"]:
+            out.append("%d of the %d microbenchmarks reported" %
+                       (len(con["micro"]), con["micro_planned"]))
+    if not con["end"]:
+        out.append("the guest did not reach 'HARNESS: END'")
+    return con, out
+
+
 def cmd_check(args):
-    _, _, probs = parse_boot(args.log)
+    if args.micro:
+        _, probs = micro_problems(args.log)
+    else:
+        _, _, probs = parse_boot(args.log)
     for p in probs:
         print(p)
     return 1 if probs else 0
@@ -366,6 +412,12 @@ def collect(bench_dir, configs):
             if con is not None:
                 c["policy_reported"] = con["policy"]
                 c["tsc_mhz"] = con["tsc_mhz"]
+        # the microbenchmarks have a boot of their own (patched kernels)
+        micro_log = os.path.join(d, "micro.log")
+        if os.path.exists(micro_log):
+            con, probs = micro_problems(micro_log)
+            c["errors"] += ["micro: " + p for p in probs]
+            if con is not None:
                 c["micro"] = con["micro"]
         c["wall"] = {}
         c["wall_guest_ns"] = {}
@@ -482,7 +534,7 @@ def targets(configs, workloads):
                      "(met if <= 10%% of off)" % (d_off, d_pages))
     else:
         t["note"] = ("not measured: needs the in-kernel microbenchmark "
-                     "(tests/bench/sanitize_bench.c) built into the kernels")
+                     "(mm/sanitize_bench.c, CONFIG_SANITIZE_MEM_BENCH) in the patched kernel")
     res.append(t)
     return res
 
@@ -626,20 +678,28 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
             if k not in micro:
                 micro.append(k)
     if micro:
+        # The microbenchmarks are part of the series (mm/sanitize_bench.c),
+        # so vanilla has none: the base is the patched kernel with every
+        # policy off.
+        mcfgs = [c for c in configs if c.get("micro")]
+        mbase = next((c for c in mcfgs if c["name"] == "off"), None)
         L.append("## In-kernel microbenchmarks (icount, ns = instructions per operation)")
         L.append("")
-        L.append("Each cell: ns per alloc/free pair, and the ratio to vanilla.")
+        L.append("One boot per patched configuration that runs only "
+                 "mm/sanitize_bench.c (`sanitize_bench.run=1`, no process workload). "
+                 "Each cell: ns per alloc/free pair%s." %
+                 (", and the ratio to `off`" if mbase else ""))
         L.append("")
-        L.append("| benchmark | " + " | ".join(names) + " |")
-        L.append("|---|" + "---:|" * len(names))
-        bm = base.get("micro", {}) if base else {}
+        L.append("| benchmark | " + " | ".join(c["name"] for c in mcfgs) + " |")
+        L.append("|---|" + "---:|" * len(mcfgs))
+        bm = mbase.get("micro", {}) if mbase else {}
         for k in micro:
             row = [k]
-            for c in configs:
+            for c in mcfgs:
                 v = c.get("micro", {}).get(k)
                 if v is None:
                     row.append("–")
-                elif c is not base and bm.get(k):
+                elif c is not mbase and bm.get(k):
                     row.append("%d (%.3f)" % (v, v / bm[k]))
                 else:
                     row.append("%d" % v)
@@ -880,6 +940,8 @@ def main():
     p.add_argument("fifo", help="the host end of the guest's bench channel")
     p.add_argument("out", help="the stamped channel (a boot's .clock file)")
     p = sub.add_parser("check")
+    p.add_argument("--micro", action="store_true",
+                   help="LOG is a boot that ran only the in-kernel microbenchmarks")
     p.add_argument("log", help="a boot's console log (its channel: LOG's .clock twin)")
     p = sub.add_parser("report")
     p.add_argument("--dir", required=True, help="the bench logs (build/results/bench)")

@@ -8,6 +8,8 @@
 # Each configuration is booted
 #   - once with "-icount shift=0,sleep=off": the guest clock counts
 #     instructions, so the figures are repeatable on a noisy host;
+#   - on the patched kernel, once more under icount for the in-kernel
+#     microbenchmarks of the series (mm/sanitize_bench.c) alone;
 #   - BENCH_RUNS times without icount, for wall-clock medians, min and max
 #     (timed by the host as the workload's start and end lines arrive).
 # Guests run sequentially so the configurations do not disturb each other.
@@ -26,8 +28,8 @@
 # report lists it, the exit status is 1.
 #
 # --smoke   (for make check) only vanilla and off, small scale, one wall
-#           run; fails if a workload did not report on an intact channel
-#           (or a boot failed), never on time.
+#           run; fails if a workload did not report on an intact channel,
+#           a microbenchmark did not report, or a boot failed; never on time.
 #
 # Environment (defaults in brackets):
 #   KERNEL_vanilla, KERNEL_patched  bzImages [build/obj/<k>/arch/x86/boot/bzImage]
@@ -39,6 +41,8 @@
 #   BENCH_RUNS    wall-clock runs per configuration [3; smoke: 1]
 #   BENCH_ICOUNT_SCALE, BENCH_ICOUNT_REPS  work per workload and repetitions
 #                 of each workload in the icount boot [20, 5; smoke: 3, 1]
+#   BENCH_MICRO_ITERS  operations per in-kernel microbenchmark, in the
+#                 micro boot of each patched configuration [4096; smoke: 256]
 #   BENCH_POLICY  the configurations [policy/bench]
 #   BENCH_TIMEOUT seconds per boot [icount 900, wall 400; smoke 400/200]
 #   BENCH_WAIT_KERNEL  seconds to wait for a kernel image still being built [0]
@@ -75,6 +79,7 @@ if [ -n "$smoke" ]; then
 	runs=${BENCH_RUNS:-1}
 	iscale=${BENCH_ICOUNT_SCALE:-3}
 	ireps=${BENCH_ICOUNT_REPS:-1}
+	micro_iters=${BENCH_MICRO_ITERS:-256}
 	t_icount=${BENCH_TIMEOUT:-400}
 	t_wall=${BENCH_TIMEOUT:-200}
 	[ -n "$configs_wanted" ] || configs_wanted="vanilla off"
@@ -84,14 +89,16 @@ else
 	runs=${BENCH_RUNS:-3}
 	iscale=${BENCH_ICOUNT_SCALE:-20}
 	ireps=${BENCH_ICOUNT_REPS:-5}
+	micro_iters=${BENCH_MICRO_ITERS:-4096}
 	t_icount=${BENCH_TIMEOUT:-900}
 	t_wall=${BENCH_TIMEOUT:-400}
 fi
-for v in runs:BENCH_RUNS scale:BENCH_SCALE iscale:BENCH_ICOUNT_SCALE ireps:BENCH_ICOUNT_REPS; do
+for v in runs:BENCH_RUNS scale:BENCH_SCALE iscale:BENCH_ICOUNT_SCALE ireps:BENCH_ICOUNT_REPS \
+	micro_iters:BENCH_MICRO_ITERS; do
 	eval "x=\$${v%%:*}"
 	case "$x" in ''|*[!0-9]*) echo "run-bench: ${v#*:} must be a number" >&2; exit 2 ;; esac
 done
-[ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] ||
+[ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] && [ "$micro_iters" -gt 0 ] ||
 	{ echo "run-bench: scales and repetitions must be > 0" >&2; exit 2; }
 
 [ -r "$INITRD" ] || { echo "run-bench: no initramfs at $INITRD (make initramfs)" >&2; exit 2; }
@@ -206,9 +213,7 @@ boot() {
 	local cfg=$1 image=$2 args=$3 mode=$4 log=$5 budget=$6
 	local cmdline="$base_cmdline harness.tests=bench bench.clock=/dev/ttyS1 $DETERMINISM_ARGS"
 	if [ "$mode" = icount ]; then
-		# sanitize_bench.run=1: the in-kernel microbenchmarks, where the
-		# kernel has them built in (ignored where it does not)
-		cmdline="$cmdline bench.scale=$iscale bench.reps=$ireps sanitize_bench.run=1"
+		cmdline="$cmdline bench.scale=$iscale bench.reps=$ireps"
 	else
 		cmdline="$cmdline bench.scale=$scale"
 	fi
@@ -273,6 +278,44 @@ boot() {
 	return 0
 }
 
+# micro_boot CONFIG KERNEL_IMAGE ARGS LOG TIMEOUT: one icount guest that
+# runs only the in-kernel microbenchmarks of the series (mm/sanitize_bench.c,
+# built in by CONFIG_SANITIZE_MEM_BENCH) at late_initcall and powers off.
+# A boot of its own, so that the allocations it makes do not change the
+# state the process workloads start from, and vanilla and patched boots
+# stay comparable.  0 if every announced benchmark reported.
+micro_boot() {
+	local cfg=$1 image=$2 args=$3 log=$4 budget=$5
+	local cmdline="$base_cmdline $DETERMINISM_ARGS sanitize_bench.run=1 sanitize_bench.iters=$micro_iters"
+	[ -n "$args" ] && cmdline="$cmdline $args"
+	echo "$cmdline" > "${log%.log}.cmdline"
+	ramfile=$RAMDIR/bench-$cfg.ram
+	local start rc why='' probs
+	start=$(date +%s)
+	ACCEL=tcg TCG_THREAD=single QEMU_EXTRA="$DETERMINISM_QEMU -icount shift=0,sleep=off ${QEMU_EXTRA:-}" \
+		timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
+		"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null >"$log" 2>&1
+	rc=$?
+	rm -f "$ramfile"
+	ramfile=
+	case $rc in
+	0) ;;
+	124|137) why="timed out after $budget s" ;;
+	*) why="QEMU exited with status $rc ($(tail -n 1 "$log" | cut -c1-200))" ;;
+	esac
+	[ -z "$why" ] || echo "micro: $why" >> "$(dirname "$log")/errors"
+	probs=$(python3 "$here/report.py" check --micro "$log")
+	why="$why${why:+${probs:+
+}}$probs"
+	if [ -n "$why" ]; then
+		echo "$why" | sed "s/^/bench: ERROR: $cfg (micro): /" >&2
+		errors=$((errors + 1))
+		return 1
+	fi
+	echo "bench:        $cfg micro done in $(( $(date +%s) - start )) s"
+	return 0
+}
+
 i=0
 while IFS='|' read -r cfg kernel args; do
 	i=$((i + 1))
@@ -300,6 +343,10 @@ while IFS='|' read -r cfg kernel args; do
 	cat "$image.from" > "$dir/$cfg/kernel" 2>/dev/null || echo "$image" > "$dir/$cfg/kernel"
 	echo "bench: [$i/$total] $cfg icount"
 	boot "$cfg" "$image" "$args" icount "$dir/$cfg/icount.log" "$t_icount"
+	if [ "$kernel" = patched ]; then
+		echo "bench: [$i/$total] $cfg micro"
+		micro_boot "$cfg" "$image" "$args" "$dir/$cfg/micro.log" "$t_icount"
+	fi
 	r=1
 	while [ "$r" -le "$runs" ]; do
 		echo "bench: [$i/$total] $cfg wall $r/$runs"

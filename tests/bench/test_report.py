@@ -189,6 +189,54 @@ class ChannelTest(Case):
         self.assertIn("workload tmpfs: no figure", p.stdout)
 
 
+MICRO_OK = ("HARNESS: policy=off\n"
+            "[    1.0] sanitize_bench: start: 3 benchmarks, 256 ops each\n"
+            "[    1.1] sanitize_bench: BENCH kmalloc-8 41 256\n"
+            "[    1.2] sanitize_bench: BENCH page-o0 300 256\n"
+            "[    1.3] sanitize_bench: BENCH page-o0-zero 700 256\n"
+            "[    1.4] sanitize_bench: done: 3 benchmarks\n"
+            "HARNESS: END\n")
+
+
+class MicroTest(Case):
+    """The boot that runs only mm/sanitize_bench.c: every benchmark it
+    announces must report."""
+
+    def micro(self, console):
+        return report.micro_problems(self.boot(None, console=console, name="micro"))
+
+    def test_complete_run_gives_every_figure(self):
+        con, probs = self.micro(MICRO_OK)
+        self.assertEqual(probs, [])
+        self.assertEqual(con["micro"], {"kmalloc-8": 41, "page-o0": 300, "page-o0-zero": 700})
+
+    def test_lost_benchmark(self):
+        con, probs = self.micro(MICRO_OK.replace(
+            "[    1.2] sanitize_bench: BENCH page-o0 300 256\n", ""))
+        self.assertNamed(probs, "2 of the 3 microbenchmarks reported")
+
+    def test_failed_or_unfinished_run(self):
+        _, probs = self.micro(MICRO_OK.replace(
+            "[    1.4] sanitize_bench: done: 3 benchmarks\n",
+            "[    1.4] sanitize_bench: FAILED vmalloc-4k: allocation failed\n"))
+        self.assertNamed(probs, "vmalloc-4k failed: allocation failed", "never finished")
+
+    def test_kernel_without_the_benchmarks(self):
+        _, probs = self.micro(CONSOLE_OK)
+        self.assertNamed(probs, "never started its microbenchmarks")
+
+    def test_check_command(self):
+        log = self.boot(None, console=MICRO_OK, name="micro")
+        p = subprocess.run([sys.executable, REPORT, "check", "--micro", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual((p.returncode, p.stdout), (0, ""))
+        log = self.boot(None, console=MICRO_OK.replace("HARNESS: END\n", ""), name="micro")
+        p = subprocess.run([sys.executable, REPORT, "check", "--micro", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("did not reach 'HARNESS: END'", p.stdout)
+
+
 class ReaderTest(Case):
     def reader(self, timeout=20):
         fifo = os.path.join(self.dir, "clock")
