@@ -16,7 +16,10 @@ summary counts them with everything else.
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -145,6 +148,49 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
         with self.assertRaises(SystemExit):
             results.parse_expect("policy=full garbage", "x")
+
+
+class ConsoleTest(unittest.TestCase):
+    """tests/run-cell.exp driving a fake guest: a shell script on its pty."""
+
+    GUEST = """printf 'Linux version fake\\n'
+sleep 0.2
+# The policy line and a request in one write, as a busy host reads them.
+printf 'HARNESS: policy=off\\nHARNESS: TYPE tty 0123abcd\\n'
+read -r typed
+[ "$typed" = "pw-0123abcd" ] || printf 'typed %s\\n' "$typed"
+printf 'HARNESS: END\\n'
+"""
+    HOOK = """case $1 in type) echo "pw-$3" ;; scan) echo "0 copies" ;; esac
+"""
+
+    def drive(self, guest):
+        d = tempfile.mkdtemp(prefix="console-test.")
+        self.addCleanup(shutil.rmtree, d, True)
+        hook = os.path.join(d, "hook")
+        with open(hook, "w", encoding="utf-8") as f:
+            f.write("#!/bin/sh\n" + self.HOOK)
+        os.chmod(hook, 0o755)
+        logf, status = os.path.join(d, "console.log"), os.path.join(d, "status")
+        subprocess.run(["expect", "-f", os.path.join(os.path.dirname(HERE), "run-cell.exp"),
+                        logf, status, "20", "sh", "-c", guest],
+                       env=dict(os.environ, SECRET_HOOK=hook), timeout=60, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(status, encoding="utf-8") as f:
+            fields = dict(line.rstrip("\n").partition("=")[::2] for line in f)
+        with open(logf, encoding="utf-8", errors="replace") as f:
+            return fields, f.read()
+
+    def test_marker_and_request_in_one_read(self):
+        fields, text = self.drive(self.GUEST)
+        self.assertEqual((fields["result"], fields["stage"]), ("pass", "end"),
+                         fields.get("reason"))
+        self.assertNotIn("typed ", text)
+
+    def test_guest_that_stops_early_is_eof(self):
+        fields, _ = self.drive("printf 'Linux version fake\\n'")
+        self.assertEqual(fields["result"], "eof")
+        self.assertIn("HARNESS: policy=", fields["reason"])
 
 
 def check_cells(cells_dir, matrix):
