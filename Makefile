@@ -257,9 +257,12 @@ scanner-tests: initramfs
 # The free fast paths of the patched kernel with every key off must gain
 # nothing over vanilla but jump-label NOPs: no call, no memory access.
 # The allocation fast paths may call sanitize_mem_* (a __GFP_SENSITIVE
-# allocation is marked whatever the keys say) but nothing vanilla inlines.
+# allocation is marked whatever the keys say) but nothing vanilla inlines,
+# and their frames must be no deeper than vanilla's (STACKLEAK erases what
+# every allocating syscall reached).
 FASTPATH_FUNCTIONS := kfree kmem_cache_free free_unref_page __free_pages
-FASTPATH_INLINE := get_page_from_freelist kmem_cache_alloc_noprof __kmalloc_noprof
+FASTPATH_INLINE := get_page_from_freelist kmem_cache_alloc_noprof __kmalloc_noprof \
+	kmem_cache_alloc_node_noprof __kmalloc_node_track_caller_noprof
 fastpath: kernel
 	@python3 tests/fastpath.py $(OBJ)/vanilla/vmlinux $(OBJ)/patched/vmlinux \
 		$(RESULTS)/fastpath $(FASTPATH_FUNCTIONS) --inline $(FASTPATH_INLINE)

@@ -17,7 +17,10 @@ __GFP_SENSITIVE allocation has to be marked whatever the keys say: with
 vanilla's does not call but a sanitize_mem_* helper.  A hook that makes
 the compiler stop inlining a helper (post_alloc_hook() into
 get_page_from_freelist() once cost 0.4% of a tmpfs loop with every key
-off) shows as a call to it.
+off) shows as a call to it; a hook that makes the prologue save one more
+register (the slab verify hook once did, in every kmalloc() variant) shows
+as a deeper frame, which every allocating syscall pays in STACKLEAK's
+erase.
 
 usage: fastpath.py VANILLA_VMLINUX PATCHED_VMLINUX OUTDIR FUNCTION...
                    [--inline FUNCTION...]
@@ -245,16 +248,43 @@ def callees(code):
     return out
 
 
+SUB_RSP = re.compile(r"^sub\s+\$0x([0-9a-f]+),%rsp$")
+
+
+def frame_bytes(insns):
+    """The stack the prologue takes: pushes and a "sub $N,%rsp" before the
+    first branch, call or return."""
+    size = 0
+    for _, text in insns:
+        m = mnemonic(text)
+        if m.startswith(("j", "call", "ret")):
+            break
+        if m == "push":
+            size += 8
+        sub = SUB_RSP.match(text)
+        if sub:
+            size += int(sub.group(1), 16)
+    return size
+
+
 def check_inline(vanilla, patched, function):
     v_insns, p_insns = disassemble(vanilla, function), disassemble(patched, function)
     v_calls = callees(v_insns[i][1] for i in reachable(v_insns))
     p_calls = callees(p_insns[i][1] for i in reachable(p_insns))
     added = sorted(c for c in p_calls - v_calls if not c.startswith("sanitize_mem_"))
+    v_frame, p_frame = frame_bytes(v_insns), frame_bytes(p_insns)
     facts = (f"calls reachable with keys off: vanilla {len(v_calls)} functions, "
-             f"patched {len(p_calls)}")
+             f"patched {len(p_calls)}; frame: vanilla {v_frame} bytes, patched {p_frame}")
+    problems = []
     if added:
-        return "FAIL", (f"{facts}; calls what vanilla inlines or does not call: "
-                        f"{', '.join(added)}")
+        problems.append("calls what vanilla inlines or does not call: " + ", ".join(added))
+    # A hook whose call keeps one more value live saves one more register
+    # in the prologue: every syscall that allocates then reaches deeper
+    # into its stack, which STACKLEAK erases on the way out.
+    if p_frame > v_frame:
+        problems.append(f"a frame {p_frame - v_frame} bytes deeper than vanilla's")
+    if problems:
+        return "FAIL", f"{facts}; " + "; ".join(problems)
     return "PASS", facts
 
 
