@@ -61,7 +61,7 @@ POLICY_RE = re.compile(r"^HARNESS: policy=(.*)$")
 TSC_RE = re.compile(r"tsc: (?:Detected|Refined TSC clocksource calibration:) ([\d.]+) MHz")
 
 # Process workloads, in the order bench.c runs them.
-PROCESS_WORKLOADS = ["pipe", "socket", "forkexec", "tmpfs", "getppid", "readzero"]
+PROCESS_WORKLOADS = ["pipe", "socket", "sockpair", "forkexec", "tmpfs", "getppid", "readzero"]
 
 # Free (and matching alloc) fast paths whose size is worth comparing.
 FAST_PATHS = [
@@ -628,7 +628,9 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
              "count), but the messaging workloads are chaotic: any change to the "
              "kernel or its command line reshuffles how 20 processes interleave, "
              "so a spread of a few percent between repetitions is that, not noise "
-             "of the host." % (meta.get("icount_scale", "?"), meta.get("icount_reps", "?")))
+             "of the host.  `sockpair` runs socket's kernel path in one process, "
+             "without the scheduler: read its ratio for what a kernel change "
+             "costs per message." % (meta.get("icount_scale", "?"), meta.get("icount_reps", "?")))
     L.append("")
     L.append("| workload | vanilla (s) | " + " | ".join(n for n in names if n != "vanilla") + " |")
     L.append("|---|---:|" + "---:|" * (len(names) - 1))

@@ -121,17 +121,17 @@ class ChannelTest(Case):
 
     def test_line_garbled_by_other_output(self):
         rows = channel(events())
-        t, _, text = rows[6].partition("\t")            # end of forkexec
-        rows[6] = t + "\t" + text[:20] + "[  3.1] clocksource: tsc unstable" + text[20:]
+        t, _, text = rows[8].partition("\t")            # end of forkexec
+        rows[8] = t + "\t" + text[:20] + "[  3.1] clocksource: tsc unstable" + text[20:]
         probs = self.problems(rows)
-        self.assertNamed(probs, "line 7 damaged (crc mismatch)", "workload forkexec: no figure")
-        rows[6] = t + "\t" + text[:-5] + "[  3.1] clocksource" + text[-5:]
+        self.assertNamed(probs, "line 9 damaged (crc mismatch)", "workload forkexec: no figure")
+        rows[8] = t + "\t" + text[:-5] + "[  3.1] clocksource" + text[-5:]
         probs = self.problems(rows)
-        self.assertNamed(probs, "line 7 damaged (not a bench-clock line)",
+        self.assertNamed(probs, "line 9 damaged (not a bench-clock line)",
                          "workload forkexec: no figure")
 
     def test_lost_tail(self):
-        rows = channel(events())[:7]    # up to the end of forkexec
+        rows = channel(events())[:9]    # up to the end of forkexec
         probs = self.problems(rows)
         self.assertNamed(probs, "without event=done", "workload tmpfs: no figure",
                          "workload readzero: no figure")
@@ -180,12 +180,12 @@ class ChannelTest(Case):
         p = subprocess.run([sys.executable, REPORT, "check", log],
                            capture_output=True, text=True, timeout=30)
         self.assertEqual((p.returncode, p.stdout), (0, ""))
-        del rows[8]
+        del rows[10]                    # the end of tmpfs
         log = self.boot(rows)
         p = subprocess.run([sys.executable, REPORT, "check", log],
                            capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 1)
-        self.assertIn("seq 9 missing", p.stdout)
+        self.assertIn("seq 11 missing", p.stdout)
         self.assertIn("workload tmpfs: no figure", p.stdout)
 
 

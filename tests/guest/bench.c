@@ -12,6 +12,9 @@
  *              every sender writes a fixed number of 100-byte messages to
  *              every receiver of its group (processes, as hackbench -p)
  *   socket     the same over AF_UNIX stream socket pairs (hackbench)
+ *   sockpair   one process writes a 100-byte message to an AF_UNIX socket
+ *              pair and reads it back: socket's kernel path, with no
+ *              scheduler in it, so its icount figure is exact
  *   forkexec   fork, execve("/bin/true"), exit, wait; repeated
  *   tmpfs      create a file in /tmp, write 64 KiB, close, unlink; repeated
  *   getppid    a syscall that does nothing: the cost of entering and
@@ -351,6 +354,36 @@ static int w_socket(unsigned long scale, uint64_t *ns)
 	return hackbench(1, scale, ns);
 }
 
+/*
+ * One process sends a message on an AF_UNIX stream socket pair and reads
+ * it back from the other end: every skb is allocated, copied and freed
+ * exactly as in "socket", but with no other process to interleave with,
+ * so under icount the count is the same at every boot and a difference
+ * between two kernels is their per-message path, not the scheduler.
+ */
+static int w_sockpair(unsigned long scale, uint64_t *ns)
+{
+	unsigned long i, n = 400 * scale;
+	char msg[MSG_SIZE], back[MSG_SIZE];
+	int fds[2], ret = 0;
+	uint64_t t0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+		return failf("socketpair: %s", strerror(errno));
+	memset(msg, 'm', sizeof(msg));
+	t0 = now_ns();
+	for (i = 0; i < n && ret == 0; i++) {
+		if (write_all(fds[0], msg, sizeof(msg)) < 0)
+			ret = failf("write: %s", strerror(errno));
+		else if (read(fds[1], back, sizeof(back)) != (ssize_t)sizeof(back))
+			ret = failf("read: short or failed (%s)", strerror(errno));
+	}
+	*ns = now_ns() - t0;
+	close(fds[0]);
+	close(fds[1]);
+	return ret;
+}
+
 /* --- fork/exec/exit ------------------------------------------------------- */
 
 static int w_forkexec(unsigned long scale, uint64_t *ns)
@@ -455,6 +488,7 @@ static const struct workload {
 } workloads[] = {
 	{ "pipe", w_pipe },
 	{ "socket", w_socket },
+	{ "sockpair", w_sockpair },
 	{ "forkexec", w_forkexec },
 	{ "tmpfs", w_tmpfs },
 	{ "getppid", w_getppid },
