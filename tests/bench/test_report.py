@@ -326,6 +326,28 @@ class ReportTest(Case):
         self.assertIn("- off: icount: workload socket: no figure", md)
 
 
+class TargetTest(Case):
+    @staticmethod
+    def target(full_ns, name="full-vs-vanilla-iof"):
+        def cfg(cname, ns):
+            return {"name": cname, "icount": {"tmpfs": ns}, "icount_reps": {"tmpfs": [ns]},
+                    "micro": {}}
+        configs = [cfg("vanilla", 1000.0), cfg("vanilla-iof", 1000.0), cfg("off", 1000.0),
+                   cfg("full", full_ns)]
+        return next(t for t in report.targets(configs, ["tmpfs"]) if t["target"] == name)
+
+    def test_rounding_is_reported_not_hidden(self):
+        # 1.0043 is "1.00" at the two decimals the target is written with:
+        # met, but the figure over the limit is named.
+        t = self.target(1004.3)
+        self.assertTrue(t["met"])
+        self.assertEqual(t["over_before_rounding"], ["tmpfs"])
+        t = self.target(1000.0)
+        self.assertEqual((t["met"], t["over_before_rounding"]), (True, []))
+        t = self.target(1006.0)
+        self.assertEqual((t["met"], t["missed_on"]), (False, ["tmpfs"]))
+
+
 def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
     cases = [c for group in suite for c in group]
