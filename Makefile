@@ -95,7 +95,7 @@ help:
 	@echo '                     their table build/results/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=patched|vanilla]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
-	@echo 'make fastpath        compare the free fast paths of both kernels (keys off)'
+	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'
 	@echo 'make harness-tests   test the harness itself: its parser on saved logs, and'
 	@echo '                     cells that hang, panic or warn on purpose'
 	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
