@@ -505,8 +505,8 @@ def targets(configs, workloads):
             missed = [w for w, r in t["figures"].items() if round(r, places) > limit]
             t["precision"] = places
             t["missed_on"] = missed
-            # Met only thanks to the rounding: say so, with the figures.
-            # (at the four decimals the tables show)
+            # Met only thanks to the rounding (compared at the four decimals
+            # the tables show): the report says so and names the workloads.
             t["over_before_rounding"] = [w for w, r in t["figures"].items()
                                          if round(r, 4) > limit and w not in missed]
             t["met"] = not missed and not missing
