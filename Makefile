@@ -24,9 +24,9 @@ TIMEOUT ?= 300
 MATRIX  ?= policy/matrix
 
 # Debian packages the build, the guest and the harness need.
-PACKAGES := linux-source-6.12 qemu-system-x86 busybox-static expect \
+PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static expect \
 	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
-	libssl-dev cpio dwarves xz-utils git python3 perl kmod
+	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 export CCACHE_DIR ?= $(B)/ccache
@@ -36,15 +36,16 @@ export CCACHE_BASEDIR := $(B)
 export SRC STAMP
 export PATCHES := $(TOP)/src-patches
 
-KMAKE = $(MAKE) --no-print-directory -s -j$(JOBS) CC="ccache gcc" HOSTCC="ccache gcc"
-
-FRAGMENTS_vanilla := base.config test.config vanilla.config
-FRAGMENTS_patched := base.config test.config $(if $(wildcard src-patches/*.patch),sanitize.config)
-TREE_vanilla := $(PRISTINE)
-TREE_patched := $(PATCHED)
-FLAVOURS := vanilla patched
-KERNEL_vanilla := $(OBJ)/vanilla/arch/x86/boot/bzImage
-KERNEL_patched := $(OBJ)/patched/arch/x86/boot/bzImage
+# Every kernel is named in policy/kernels (tree x flavour, its fragments)
+# and built in build/obj/<name>/; the distro flavours take Debian's own
+# values for the areas of Kconfig-fragments/distro.areas from this file.
+DEBIAN_CONFIG ?= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+export DEBIAN_CONFIG
+# The kernels to build: those the matrix, the harness's own cells and the
+# bench boot (make kernel KERNELS="lab-patched" builds just one).
+KERNELS ?= $(shell python3 tests/policy.py kernels --matrix $(MATRIX) \
+	--matrix tests/harness/broken.matrix --bench policy/bench)
+image = $(OBJ)/$(1)/arch/x86/boot/bzImage
 
 INITRD := $(B)/initramfs.cpio
 RAMSCAN := $(B)/tools/ramscan
@@ -57,13 +58,12 @@ GUEST_PROGRAMS := $(patsubst tests/guest/%.c,$(B)/guest/%,$(wildcard tests/guest
 CELLS = $(shell python3 tests/results.py cells --matrix $(MATRIX))
 
 # What every cell run needs to know, passed to tests/run-cell.sh.
-CELL_ENV = KERNEL_vanilla=$(KERNEL_vanilla) KERNEL_patched=$(KERNEL_patched) \
-	CONFIG_vanilla=$(OBJ)/vanilla/.config CONFIG_patched=$(OBJ)/patched/.config \
+CELL_ENV = OBJ=$(OBJ) \
 	INITRD=$(INITRD) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) RAMSCAN=$(RAMSCAN) \
 	ACCEL=$$(cat $(B)/accel)
 
 .PHONY: all check deps trees pristine kernel initramfs accel matrix boot cell \
-	harness-tests scanner-tests lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
+	harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
@@ -73,6 +73,8 @@ all: kernel initramfs accel
 
 check: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
+	@$(MAKE) --no-print-directory config-diff >/dev/null && \
+		tail -qn 1 $(RESULTS)/config-diff/*.txt | sed 's,$$, (build/results/config-diff/),'
 	@$(MAKE) --no-print-directory matrix; \
 	$(MAKE) --no-print-directory harness-tests; \
 	$(MAKE) --no-print-directory scanner-tests; \
@@ -87,13 +89,16 @@ help:
 	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
 	@echo 'make deps            install the Debian packages that are missing'
 	@echo 'make trees           unpack linux-source-6.12 and apply src-patches/series'
-	@echo 'make kernel          build the vanilla and the patched kernel (out of tree, ccache)'
+	@echo 'make kernel          build the kernels of policy/kernels the matrix and bench use'
+	@echo '                     (out of tree, ccache; KERNELS="name ..." for some of them)'
+	@echo 'make config-diff     every distro-area option where a distro kernel differs from'
+	@echo '                     Debian'"'"'s config, and why'
 	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
 	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
 	@echo 'make cell CELL=name  boot one cell and judge it'
 	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
 	@echo '                     their table build/results/lifetime.md'
-	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=patched|vanilla]'
+	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
 	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'
 	@echo 'make harness-tests   test the harness itself: its parser on saved logs, and'
@@ -145,18 +150,25 @@ kernel: deps
 		flock -w 3600 9 || { echo "kernel: gave up waiting for the other build" >&2; exit 1; }; \
 	fi; \
 	src-patches/trees.sh patched || exit 1; \
-	for f in $(FLAVOURS); do \
-		case $$f in vanilla) tree=$(TREE_vanilla); frags="$(FRAGMENTS_vanilla)";; \
-		            patched) tree=$(TREE_patched); frags="$(FRAGMENTS_patched)";; esac; \
-		Kconfig-fragments/configure.sh $$tree $(OBJ)/$$f \
-			$$(for x in $$frags; do echo $(TOP)/Kconfig-fragments/$$x; done) || exit 1; \
-		echo "kernel: building $$f (build/obj/$$f, -j$(JOBS))"; \
-		start=$$(date +%s); \
-		$(KMAKE) -C $$tree O=$(OBJ)/$$f bzImage >$(OBJ)/$$f/build.log 2>&1 || { \
-			tail -n 30 $(OBJ)/$$f/build.log >&2; \
-			echo "kernel: the $$f build failed (full log: build/obj/$$f/build.log)" >&2; \
-			exit 1; }; \
-		echo "kernel: $$f done in $$(( $$(date +%s) - start )) s"; \
+	python3 tests/policy.py check --matrix $(MATRIX) --bench policy/bench || exit 1; \
+	for k in $(KERNELS); do \
+		OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
+			Kconfig-fragments/build-kernel.sh $$k || exit 1; \
+	done
+
+# Every option of the distro areas where a built kernel differs from
+# Debian's configuration, and why (build/results/config-diff/<kernel>.txt).
+config-diff: kernel
+	@mkdir -p $(RESULTS)/config-diff
+	@for k in $(KERNELS); do \
+		eval "$$(python3 tests/policy.py kernel $$k)"; \
+		case "$$fragments" in *@debian*) ;; *) continue ;; esac; \
+		case $$tree in vanilla) src=$(PRISTINE) ;; *) src=$(PATCHED) ;; esac; \
+		python3 Kconfig-fragments/debian.py diff $$src Kconfig-fragments/distro.areas \
+			$(DEBIAN_CONFIG) $(OBJ)/$$k/.config $$k \
+			$$(for f in $$fragments; do [ $$f = @debian ] || echo Kconfig-fragments/$$f; done) \
+			> $(RESULTS)/config-diff/$$k.txt || exit 1; \
+		cat $(RESULTS)/config-diff/$$k.txt; \
 	done
 
 # --- initramfs ----------------------------------------------------------------
@@ -173,7 +185,13 @@ $(B)/guest/%: tests/guest/%.sh
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(INITRD): qemu-boot/init qemu-boot/mkinitramfs.sh $(GUEST_PROGRAMS) $(B)/tools/gen_init_cpio
+# Debian programs copied from the host with their libraries (stress-ng):
+# the list, and each listed program that exists (a missing one is named,
+# with its package, by mkinitramfs.sh).
+HOST_PROGRAM_FILES := $(wildcard $(shell sed -e 's/\#.*//' qemu-boot/host-programs | awk '{ print $$1 }'))
+
+$(INITRD): qemu-boot/init qemu-boot/mkinitramfs.sh qemu-boot/host-programs $(HOST_PROGRAM_FILES) \
+		$(GUEST_PROGRAMS) $(B)/tools/gen_init_cpio
 	qemu-boot/mkinitramfs.sh qemu-boot/init /bin/busybox $(GUEST_PROGRAMS) > $@.list
 	$(B)/tools/gen_init_cpio $@.list > $@.tmp
 	mv $@.tmp $@
@@ -190,7 +208,7 @@ $(RAMSCAN): tests/scan/ramscan.c tests/guest/secrets.h
 accel: kernel initramfs
 	@if [ -n "$(ACCEL)" ]; then echo "$(ACCEL)" > $(B)/accel; \
 	elif [ ! -s $(B)/accel ]; then \
-		qemu-boot/probe-accel.sh $(KERNEL_vanilla) $(INITRD) > $(B)/accel; fi
+		qemu-boot/probe-accel.sh $(call image,lab-vanilla) $(INITRD) > $(B)/accel; fi
 	@echo "accel: $$(cat $(B)/accel)"
 
 # --- the matrix -----------------------------------------------------------------
@@ -231,10 +249,10 @@ summary:
 	@python3 tests/results.py summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX))
 
 POLICY ?= full
-KERNEL ?= patched
+KERNEL ?= lab-patched
 boot: kernel initramfs accel
 	@echo "boot: $(KERNEL) kernel, sanitize_mem=$(POLICY) $(ARGS); type 'exit' to power off"
-	@ACCEL=$$(cat $(B)/accel) qemu-boot/run-qemu.sh $(KERNEL_$(KERNEL)) $(INITRD) \
+	@ACCEL=$$(cat $(B)/accel) qemu-boot/run-qemu.sh $(call image,$(KERNEL)) $(INITRD) \
 		$(RAMDIR)/boot.ram "$$(qemu-boot/base-cmdline.sh) harness.shell sanitize_mem=$(POLICY) $(ARGS)"; \
 		rm -f $(RAMDIR)/boot.ram
 
@@ -270,7 +288,7 @@ FASTPATH_FUNCTIONS := kfree kmem_cache_free free_unref_page __free_pages
 FASTPATH_INLINE := get_page_from_freelist kmem_cache_alloc_noprof __kmalloc_noprof \
 	kmem_cache_alloc_node_noprof __kmalloc_node_track_caller_noprof
 fastpath: kernel
-	@python3 tests/fastpath.py $(OBJ)/vanilla/vmlinux $(OBJ)/patched/vmlinux \
+	@python3 tests/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
 		$(RESULTS)/fastpath $(FASTPATH_FUNCTIONS) --inline $(FASTPATH_INLINE)
 
 # --- benchmarks -----------------------------------------------------------------
@@ -278,8 +296,7 @@ fastpath: kernel
 # Every configuration of policy/bench, one guest at a time: instruction-exact
 # figures under -icount and wall-clock medians; ratios to vanilla in
 # build/results/bench.{md,json,svg}.  Measures, never asserts on time.
-BENCH_ENV = KERNEL_vanilla=$(KERNEL_vanilla) KERNEL_patched=$(KERNEL_patched) \
-	VMLINUX_vanilla=$(OBJ)/vanilla/vmlinux VMLINUX_patched=$(OBJ)/patched/vmlinux \
+BENCH_ENV = OBJ=$(OBJ) \
 	INITRD=$(INITRD) RAMDIR=$(RAMDIR) OUT=$(RESULTS)
 bench: kernel initramfs
 	@mkdir -p $(RESULTS)
@@ -335,7 +352,7 @@ LAVA_CELL ?= vanilla
 lava-smoke: kernel initramfs
 	@mkdir -p $(RESULTS)/lava
 	@if lava/lava-smoke.sh $(LAVA_CELL); then status=PASS; else status=FAIL; fi; \
-	printf '{"cell": "lava", "kernel": "vanilla", "args": "", "log": "%s",\n "tests": [{"path": "smoke.%s", "status": "%s", "message": "lava-run of the generated job for cell %s (build/lava/out/%s/results.txt)", "context": ""}]}\n' \
+	printf '{"cell": "lava", "kernel": "lab-vanilla", "args": "", "log": "%s",\n "tests": [{"path": "smoke.%s", "status": "%s", "message": "lava-run of the generated job for cell %s (build/lava/out/%s/results.txt)", "context": ""}]}\n' \
 		../lava/out/$(LAVA_CELL)/console.log $(LAVA_CELL) $$status $(LAVA_CELL) $(LAVA_CELL) \
 		> $(RESULTS)/lava/result.json; \
 	[ $$status = PASS ]
@@ -347,8 +364,9 @@ refresh:
 
 # Bisectability: every patch applies, passes checkpatch --strict and builds.
 series-check: trees
-	@OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
-		FRAGMENTS="$(addprefix $(TOP)/Kconfig-fragments/,$(FRAGMENTS_patched))" \
+	@eval "$$(python3 tests/policy.py kernel lab-patched)"; \
+	OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
+		FRAGMENTS="$$(for f in $$fragments; do printf '%s ' $(TOP)/Kconfig-fragments/$$f; done)" \
 		src-patches/series-check.sh
 
 # The series as one mbox with a cover letter, for git send-email.

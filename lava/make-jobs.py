@@ -4,7 +4,7 @@
     lava/make-jobs.py [--out build/lava/jobs] [--base-url URL] [--accel tcg|kvm]
                       [--cell NAME ...] [--sha256] [--list]
 
-Each job boots the cell's kernel (vanilla or patched bzImage) with our
+Each job boots the cell's kernel (a bzImage of policy/kernels) with our
 initramfs on LAVA's "qemu" device type, with the kernel command line the
 local harness uses (tests/run-cell.sh), and turns the console into LAVA
 results with a "monitors" test action: our guest has no lava-test-shell
@@ -313,7 +313,7 @@ def main():
                     help="URL the lab downloads artifacts from "
                          "(default file://<build>, for lava-run on this machine)")
     ap.add_argument("--kernel-path", default="obj/{kernel}/arch/x86/boot/bzImage",
-                    help="kernel below the base URL; {kernel} is vanilla or patched")
+                    help="kernel below the base URL; {kernel} is a name of policy/kernels")
     ap.add_argument("--initrd-path", default="initramfs.cpio",
                     help="initramfs below the base URL (uncompressed newc cpio)")
     ap.add_argument("--accel", choices=("tcg", "kvm"), default="tcg",

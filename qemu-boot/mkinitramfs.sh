@@ -1,10 +1,15 @@
 #!/bin/sh
 # Write the gen_init_cpio(1) list of the guest initramfs on stdout: the
-# static busybox, our /init, and every guest test program given as
-# arguments (installed as /usr/libexec/harness/<basename>).  The archive
+# static busybox, our /init, every guest test program given as arguments
+# (installed as /usr/libexec/harness/<basename>), /etc/mtab as the kernel's
+# mount table (stress-ng looks for mounts there), and the Debian programs
+# named in qemu-boot/host-programs, each at its host path with every shared
+# library ldd(1) resolves for it and the ELF interpreter.  The archive
 # itself is made by the kernel's own usr/gen_init_cpio from this list.
 #
 # usage: mkinitramfs.sh INIT BUSYBOX [GUEST_PROGRAM...] > list
+# environment: HOST_PROGRAMS, the list of host programs (default
+# qemu-boot/host-programs beside this script; empty: none).
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -13,10 +18,73 @@ if [ $# -lt 2 ]; then
 fi
 init=$1 busybox=$2
 shift 2
+hostlist=${HOST_PROGRAMS-$(dirname "$0")/host-programs}
 
 for f in "$init" "$busybox" "$@"; do
 	[ -r "$f" ] || { echo "mkinitramfs: missing $f" >&2; exit 1; }
 done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: > "$tmp/files"
+
+# "GUEST_PATH HOST_FILE" for each host program and what it needs at run time.
+if [ -n "$hostlist" ]; then
+	[ -r "$hostlist" ] || { echo "mkinitramfs: cannot read $hostlist" >&2; exit 1; }
+	sed -e 's/#.*//' "$hostlist" | while read -r prog pkg extra; do
+		[ -n "$prog" ] || continue
+		case "$prog" in
+		/*) ;;
+		*) echo "mkinitramfs: $hostlist: '$prog' is not an absolute path" >&2; exit 1 ;;
+		esac
+		if [ -z "$pkg" ] || [ -n "$extra" ]; then
+			echo "mkinitramfs: $hostlist: '$prog' needs exactly one Debian package after it" >&2
+			exit 1
+		fi
+		if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
+			echo "mkinitramfs: $prog is missing: install the Debian package $pkg (apt-get install $pkg, or make deps)" >&2
+			exit 1
+		fi
+		echo "$prog $(readlink -f "$prog")" >> "$tmp/files"
+		# A static program has no libraries ("not a dynamic executable").
+		ldd "$prog" > "$tmp/ldd" 2>&1 || {
+			grep -q 'not a dynamic executable' "$tmp/ldd" && continue
+			echo "mkinitramfs: ldd $prog failed:" >&2
+			cat "$tmp/ldd" >&2
+			exit 1
+		}
+		if grep -q '=> not found' "$tmp/ldd"; then
+			echo "mkinitramfs: $prog needs libraries that are not installed:$(awk \
+				'/=> not found/ { printf " %s", $1 }' "$tmp/ldd") (reinstall $pkg)" >&2
+			exit 1
+		fi
+		# "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" and the
+		# interpreter "/lib64/ld-linux-x86-64.so.2 (0x...)"; the vDSO has
+		# no path.
+		awk '$2 == "=>" && $3 ~ /^\// { print $3; next }
+		     $1 ~ /^\// { print $1 }' "$tmp/ldd" | while read -r lib; do
+			real=$(readlink -f "$lib")
+			[ -f "$real" ] || { echo "mkinitramfs: $prog: $lib resolves to no file" >&2; exit 1; }
+			echo "$lib $real" >> "$tmp/files"
+		done
+	done
+fi
+sort -u -k1,1 "$tmp/files" > "$tmp/files.sorted"
+
+# The directories the fixed part below does not make, parents first.
+fixed="/dev /bin /sbin /usr /usr/bin /usr/libexec /usr/libexec/harness /proc /sys /tmp /root /etc"
+while read -r path real; do
+	d=$(dirname "$path")
+	while [ "$d" != / ]; do
+		echo "$d"
+		d=$(dirname "$d")
+	done
+done < "$tmp/files.sorted" | sort -u | while read -r d; do
+	case " $fixed " in
+	*" $d "*) ;;
+	*) echo "dir $d 0755 0 0" ;;
+	esac
+done > "$tmp/dirs"
 
 cat <<LIST
 dir /dev 0755 0 0
@@ -32,9 +100,15 @@ dir /proc 0755 0 0
 dir /sys 0755 0 0
 dir /tmp 1777 0 0
 dir /root 0700 0 0
+dir /etc 0755 0 0
+slink /etc/mtab /proc/self/mounts 0777 0 0
 file /bin/busybox $busybox 0755 0 0
 file /init $init 0755 0 0
 LIST
 for prog in "$@"; do
 	echo "file /usr/libexec/harness/$(basename "$prog") $prog 0755 0 0"
 done
+cat "$tmp/dirs"
+while read -r path real; do
+	echo "file $path $real 0755 0 0"
+done < "$tmp/files.sorted"

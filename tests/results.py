@@ -26,6 +26,8 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+from policy import read_kernels
+
 ORIGIN = "sanitize_mem"
 
 # A line the kernel prints when something went wrong (including a write to
@@ -65,6 +67,7 @@ def clean_lines(text):
 def read_matrix(path):
     """policy/matrix (or a harness test matrix) as a list of cell dicts."""
     cells = []
+    kernels = read_kernels()
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0] if line.lstrip().startswith("#") else line
@@ -75,6 +78,9 @@ def read_matrix(path):
                 raise SystemExit(f"{path}:{lineno}: expected 5 fields separated by '|', "
                                  f"got {len(fields)}")
             name, kernel, args, tests, expect = fields
+            if kernel not in kernels:
+                raise SystemExit(f"{path}:{lineno}: kernel {kernel!r} is not in policy/kernels "
+                                 f"(one of {', '.join(kernels)})")
             cells.append({
                 "cell": name,
                 "kernel": kernel,
@@ -110,7 +116,7 @@ def find_cell(cells, name):
 # --- the attacker's view: secrets left in guest RAM --------------------------
 
 def read_lifetime(path):
-    """policy/lifetime: {cell: {channel: "0" | "found" | "-"}}."""
+    """policy/lifetime: {cell: {channel: "0" | "found" | "-" | "n/a"}}."""
     table, cells = {}, None
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -127,8 +133,8 @@ def read_lifetime(path):
                 raise SystemExit(f"{path}:{lineno}: {len(words) - 1} values for "
                                  f"{len(cells)} cells")
             for c, want in zip(cells, words[1:]):
-                if want not in ("0", "found", "-"):
-                    raise SystemExit(f"{path}:{lineno}: {want!r} is not 0, found or -")
+                if want not in ("0", "found", "-", "n/a"):
+                    raise SystemExit(f"{path}:{lineno}: {want!r} is not 0, found, - or n/a")
                 table[c][words[0]] = want
     return table
 
@@ -138,7 +144,12 @@ def copies(counts):
     return max(counts.get("head", 0), counts.get("tail", 0), counts.get("full", 0))
 
 
-def judge_lifetime(cell, cell_dir, expectations):
+def judge_lifetime(cell, cell_dir, expectations, guest=None):
+    """The scan's counts against policy/lifetime.  guest: the guest's own
+    KTAP result per channel ({channel: leaf of parse_ktap}); a SKIP there
+    says the kernel lacks what the channel needs, which only "n/a" allows,
+    and "n/a" requires it: a skip is never a pass of a 0 or a found."""
+    guest = guest or {}
     path = os.path.join(cell_dir, "lifetime.json")
     if not os.path.isfile(path):
         return [("lifetime", "MISS", "the guest never asked for a RAM scan "
@@ -154,9 +165,25 @@ def judge_lifetime(cell, cell_dir, expectations):
         expected = want.get(channel)
         detail = f"{n} copies (full {counts.get('full', 0)}, head {counts.get('head', 0)}, " \
                  f"tail {counts.get('tail', 0)})"
+        ran = guest.get(channel)
+        skipped = ran is not None and ran["status"] == "SKIP"
+        why = re.sub(r"^SKIP\s*", "", ran["message"], flags=re.I) if skipped else ""
         if expected is None:
             out.append((f"lifetime.{channel}", "ERROR",
                         f"{detail}; policy/lifetime has no row for {channel}", ""))
+        elif expected == "n/a":
+            if not skipped:
+                how = f"reported it {ran['status']}" if ran else "did not report it"
+                out.append((f"lifetime.{channel}", "FAIL",
+                            f"{detail}; policy/lifetime says this kernel lacks what the "
+                            f"channel needs, but the guest {how} instead of a SKIP", ""))
+            else:
+                out.append((f"lifetime.{channel}", "PASS" if n == 0 else "FAIL",
+                            f"{detail}, expected none: the guest skipped it ({why})", ""))
+        elif skipped and expected != "-":
+            out.append((f"lifetime.{channel}", "FAIL",
+                        f"{detail}; the guest skipped it ({why}), but "
+                        f"policy/lifetime expects {expected} on this kernel", ""))
         elif expected == "-":
             out.append((f"lifetime.{channel}", "SKIP", f"{detail}; not asserted here", ""))
         elif expected == "0":
@@ -304,7 +331,10 @@ def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
 
     booted = status.get("result") == "pass"
     if "guest:lifetime" in cell["tests"] and cell_dir is not None:
-        for path, result, message, context in judge_lifetime(cell, cell_dir, lifetime or {}):
+        guest = {r["path"][2]: r for r in ktap
+                 if r["path"][:2] == ["guest", "lifetime"] and len(r["path"]) == 3}
+        for path, result, message, context in judge_lifetime(cell, cell_dir, lifetime or {},
+                                                             guest):
             add(path, result, message, context)
     for spec in cell["tests"]:
         kind, _, name = spec.partition(":")
@@ -480,25 +510,34 @@ def lifetime_report(root, results):
         return
     verdicts = {(r["cell"], t["path"][len("lifetime."):]): t["status"]
                 for r in results for t in r["tests"] if t["path"].startswith("lifetime.")}
+    # Channels the guest skipped: where that passed (policy/lifetime "n/a"),
+    # the kernel lacks what they need and a count of 0 would read as clean.
+    skipped = {(r["cell"], t["path"][len("guest.lifetime."):])
+               for r in results for t in r["tests"]
+               if t["path"].startswith("guest.lifetime.") and t["status"] == "SKIP"}
     cells = list(scans)
     channels = []
     for c in cells:
         channels += [ch for ch in scans[c] if ch not in channels]
-    mark = {"PASS": "", "FAIL": " ✗", "SKIP": " (n/a)", "ERROR": " ?", "MISS": " ?"}
+    mark = {"PASS": "", "FAIL": " ✗", "SKIP": " (-)", "ERROR": " ?", "MISS": " ?"}
     head = "| channel | " + " | ".join(cells) + " |"
     rows = [head, "|" + "---|" * (len(cells) + 1)]
     for ch in channels:
         vals = []
         for c in cells:
             counts = scans[c].get(ch)
+            verdict = verdicts.get((c, ch), "PASS")
             vals.append("–" if counts is None else
-                        f"{copies(counts)}{mark.get(verdicts.get((c, ch), 'PASS'), '')}")
+                        "n/a" if (c, ch) in skipped and verdict == "PASS" else
+                        f"{copies(counts)}{mark.get(verdict, '')}")
         rows.append(f"| {ch} | " + " | ".join(vals) + " |")
     text = ["# Secrets left in guest RAM after release", "",
             "Copies of each channel's secret (the larger of its two halves' counts) found "
             "by the host in the guest's RAM file after the guest released them; "
-            "✗ marks a count that breaks policy/lifetime. Produced by `make lifetime` "
-            "and `make check`.", ""] + rows
+            "✗ marks a count that breaks policy/lifetime, (-) one it does not assert; "
+            "n/a: the cell's kernel lacks what the channel needs (the guest skipped it "
+            "and nothing was found). Produced by `make lifetime` and `make check`.",
+            ""] + rows
     with open(os.path.join(root, "lifetime.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(text) + "\n")
     with open(os.path.join(root, "lifetime.json"), "w", encoding="utf-8") as f:

@@ -2,8 +2,8 @@
 # Boot one cell of a matrix and judge it.
 #
 # usage: run-cell.sh MATRIX CELL RESULTS_DIR
-# environment (set by the Makefile): KERNEL_vanilla, KERNEL_patched (paths
-# to bzImage), CONFIG_vanilla, CONFIG_patched, INITRD, ACCEL, TIMEOUT,
+# environment (set by the Makefile): OBJ (build/obj: the cell's kernel, a
+# name of policy/kernels, is OBJ/<kernel>/), INITRD, ACCEL, TIMEOUT,
 # RAMDIR (where guest RAM files live while a guest runs), RAMSCAN (the
 # host's RAM scanner, for cells whose guest asks for a scan).
 #
@@ -32,11 +32,15 @@ args=$(field 3)
 tests=$(field 4)
 expect=$(field 5)
 
-case "$kernel" in
-vanilla) image=${KERNEL_vanilla:?} config=${CONFIG_vanilla:?} ;;
-patched) image=${KERNEL_patched:?} config=${CONFIG_patched:?} ;;
-*) echo "run-cell: cell $cell: unknown kernel '$kernel'" >&2; exit 2 ;;
-esac
+python3 "$here/policy.py" kernel "$kernel" >/dev/null || {
+	echo "run-cell: cell $cell: kernel '$kernel' is not in policy/kernels" >&2
+	exit 2
+}
+image=${OBJ:?}/$kernel/arch/x86/boot/bzImage config=$OBJ/$kernel/.config
+[ -r "$image" ] || {
+	echo "run-cell: cell $cell: no kernel image $image (make kernel KERNELS=$kernel)" >&2
+	exit 2
+}
 
 budget=${TIMEOUT:-300}
 case "$expect" in

@@ -49,6 +49,12 @@ import signal
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from policy import read_kernels  # noqa: E402  (tests/policy.py)
+
+# The kernels of policy/kernels: a configuration's tree is its kernel's.
+KERNELS = read_kernels()
 import time
 import zlib
 
@@ -367,8 +373,9 @@ def read_policy(path):
                 continue
             fields = [x.strip() for x in s.split("|")]
             fields += [""] * (3 - len(fields))
+            kernel = KERNELS.get(fields[1], {})
             configs.append({"name": fields[0], "kernel": fields[1],
-                            "args": fields[2]})
+                            "tree": kernel.get("tree"), "args": fields[2]})
     return configs
 
 
@@ -606,7 +613,7 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         L.append("| %s | %s | `%s` | %s |" % (
             c["name"], c["kernel"], c["args"] or "", c["policy_reported"] or "?"))
     L.append("")
-    stale = [c["name"] for c in configs if c["kernel"] == "patched"
+    stale = [c["name"] for c in configs if c["tree"] == "patched"
              and c["policy_reported"] in (None, "none")]
     if stale:
         L.append("**Warning:** the patched kernel reported no sanitize_mem policy "
@@ -743,13 +750,15 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
                 L.append("| %s | %d | %d | %d |" % (n, e["text"], e["data"], e["bss"]))
             else:
                 L.append("| %s | %s | | |" % (n, e.get("error", "?")))
-        if all("text" in e for e in sizes.values()) and "vanilla" in sizes and len(sizes) > 1:
+        # The base is the kernel of the "vanilla" configuration.
+        base = next((c["kernel"] for c in configs if c["name"] == "vanilla"), None)
+        if all("text" in e for e in sizes.values()) and base in sizes and len(sizes) > 1:
             for n, e in sizes.items():
-                if n != "vanilla":
-                    d = e["text"] - sizes["vanilla"]["text"]
+                if n != base:
+                    d = e["text"] - sizes[base]["text"]
                     L.append("")
-                    L.append("%s text vs vanilla: %+d bytes (%+.3f%%)." % (
-                        n, d, 100.0 * d / sizes["vanilla"]["text"]))
+                    L.append("%s text vs %s: %+d bytes (%+.3f%%)." % (
+                        n, base, d, 100.0 * d / sizes[base]["text"]))
         syms = sorted({s for e in sizes.values() for s in e.get("fast_paths", {})},
                       key=FAST_PATHS.index)
         if syms:

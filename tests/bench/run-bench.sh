@@ -32,8 +32,8 @@
 #           a microbenchmark did not report, or a boot failed; never on time.
 #
 # Environment (defaults in brackets):
-#   KERNEL_vanilla, KERNEL_patched  bzImages [build/obj/<k>/arch/x86/boot/bzImage]
-#   VMLINUX_vanilla, VMLINUX_patched  for the size comparison [build/obj/<k>/vmlinux]
+#   OBJ           the kernels of policy/kernels: OBJ/<kernel>/arch/x86/boot/bzImage
+#                 and, for the size comparison, OBJ/<kernel>/vmlinux [build/obj]
 #   INITRD        the initramfs with bench in it [build/initramfs.cpio]
 #   RAMDIR        where guest RAM files live during a boot [build/ram]
 #   OUT           results directory [build/results]
@@ -64,10 +64,7 @@ for a; do
 	esac
 done
 
-KERNEL_vanilla=${KERNEL_vanilla:-$B/obj/vanilla/arch/x86/boot/bzImage}
-KERNEL_patched=${KERNEL_patched:-$B/obj/patched/arch/x86/boot/bzImage}
-VMLINUX_vanilla=${VMLINUX_vanilla:-$(dirname "$(dirname "$(dirname "$(dirname "$KERNEL_vanilla")")")")/vmlinux}
-VMLINUX_patched=${VMLINUX_patched:-$(dirname "$(dirname "$(dirname "$(dirname "$KERNEL_patched")")")")/vmlinux}
+OBJ=${OBJ:-$B/obj}
 INITRD=${INITRD:-$B/initramfs.cpio}
 RAMDIR=${RAMDIR:-$B/ram}
 OUT=${OUT:-$B/results}
@@ -142,10 +139,9 @@ echo "$(uname -srm), $(nproc) cpus, load at start: $(cut -d' ' -f1-3 /proc/loada
 mkdir -p "$dir/images"
 cp "$INITRD" "$dir/images/initramfs.cpio" || exit 2
 INITRD=$dir/images/initramfs.cpio
-# frozen_kernel vanilla|patched: print the path of the run's copy
+# frozen_kernel KERNEL: print the path of the run's copy of its image
 frozen_kernel() {
-	local img copy=$dir/images/bzImage-$1
-	eval "img=\$KERNEL_$1"
+	local img=$OBJ/$1/arch/x86/boot/bzImage copy=$dir/images/bzImage-$1
 	if [ ! -e "$copy" ]; then
 		# a build may still be writing it: wait (BENCH_WAIT_KERNEL s at most)
 		# until it exists and its size holds still for 10 s
@@ -327,14 +323,14 @@ while IFS='|' read -r cfg kernel args; do
 		exit 1
 	fi
 	mkdir -p "$dir/$cfg"
-	case "$kernel" in
-	vanilla|patched) ;;
-	*) echo "unknown kernel '$kernel'" >> "$dir/$cfg/errors"
-	   echo "bench: ERROR: $cfg: unknown kernel '$kernel'" >&2
-	   errors=$((errors + 1)); continue ;;
-	esac
+	if ! kdef=$(python3 "$top/tests/policy.py" kernel "$kernel" 2>&1); then
+		echo "$kdef" >> "$dir/$cfg/errors"
+		echo "bench: ERROR: $cfg: $kdef" >&2
+		errors=$((errors + 1)); continue
+	fi
+	tree=$(eval "$kdef"; echo "$tree")
 	if ! image=$(frozen_kernel "$kernel"); then
-		eval "image=\$KERNEL_$kernel"
+		image=$OBJ/$kernel/arch/x86/boot/bzImage
 		echo "no kernel image $image" >> "$dir/$cfg/errors"
 		echo "bench: ERROR: $cfg: no kernel image $image" >&2
 		errors=$((errors + 1))
@@ -343,7 +339,7 @@ while IFS='|' read -r cfg kernel args; do
 	cat "$image.from" > "$dir/$cfg/kernel" 2>/dev/null || echo "$image" > "$dir/$cfg/kernel"
 	echo "bench: [$i/$total] $cfg icount"
 	boot "$cfg" "$image" "$args" icount "$dir/$cfg/icount.log" "$t_icount"
-	if [ "$kernel" = patched ]; then
+	if [ "$tree" = patched ]; then
 		echo "bench: [$i/$total] $cfg micro"
 		micro_boot "$cfg" "$image" "$args" "$dir/$cfg/micro.log" "$t_icount"
 	fi
@@ -358,9 +354,8 @@ $rows
 EOF
 
 vml=
-for k in vanilla patched; do
-	eval "p=\$VMLINUX_$k"
-	[ -e "$p" ] && vml="$vml --vmlinux $k=$p"
+for k in $(echo "$rows" | cut -d'|' -f2 | sort -u); do
+	[ -e "$OBJ/$k/vmlinux" ] && vml="$vml --vmlinux $k=$OBJ/$k/vmlinux"
 done
 # shellcheck disable=SC2086 # vml is a list of options
 python3 "$here/report.py" report --dir "$dir" --policy "$BENCH_POLICY" \

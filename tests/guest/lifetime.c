@@ -24,9 +24,17 @@
  * unix socket's skbs, an AF_ALG request's TX pages) has its consumer
  * (reader, encryption) run at the release, so that its result is known
  * only when the channel is reaped; the others check theirs before holding.
- * The two resident channels (alive, kstack) sleep through the scan instead
- * and are killed after it; the tty channel, which holds nothing of note,
- * runs first and exits at once.
+ * The resident channels (alive, kstack, wifi-alive) sleep through the
+ * scan instead and are killed after it; the tty channel, which holds
+ * nothing of note, runs first and exits at once.
+ *
+ * Some channels need what only a distribution kernel has (SysV IPC, tmpfs
+ * xattrs, the memory controller, THP; the lab kernel is allnoconfig-based).
+ * Such a channel first asks the kernel, before it derives its secret, and
+ * if the kernel says no it holds nothing and reports
+ * "ok N <name> # SKIP <why>" (KTAP's SKIP directive): not a failure of the
+ * program, and the host then requires 0 copies of a secret that was never
+ * made (policy/lifetime "n/a").
  *
  * Secrets are derived from a fresh getrandom() seed and the channel's name
  * (secrets.h), in the child that uses them and only there: the parent
@@ -45,10 +53,11 @@
  *
  * usage: lifetime [--list] [--only CH,CH...]
  * environment: LIFETIME_CONSOLE (console device), LIFETIME_TMP (tmpfs
- * directory, default /tmp), LIFETIME_TIMEOUT (seconds to wait for the
- * host's answers, default 120).
- * Exit status 0 if every channel ran and the host scanned, 1 otherwise,
- * 2 on usage errors.
+ * directory, default /tmp), LIFETIME_CGROUP (where cgroup2 is or is to be
+ * mounted, default /sys/fs/cgroup), LIFETIME_TIMEOUT (seconds to wait for
+ * the host's answers, default 120).
+ * Exit status 0 if every channel ran (or was skipped for want of a kernel
+ * feature) and the host scanned, 1 otherwise, 2 on usage errors.
  *
  * Build: gcc -static -O2 -Wall -Wextra -Werror -Itests/guest lifetime.c
  */
@@ -70,12 +79,15 @@
 #include <linux/if_alg.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/msg.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "secrets.h"
 #include "wifi.h"
@@ -107,6 +119,7 @@ struct result {
 	int ok;
 	char reason[TEXT_LEN];	/* why not ok */
 	char note[TEXT_LEN];	/* what was done, for a KTAP diagnostic */
+	char skipped[TEXT_LEN];	/* if set, why the kernel cannot run it */
 };
 
 #define RESIDENT	1	/* its child must be alive during the scan */
@@ -118,7 +131,8 @@ struct channel {
 	 * Runs in a child of its own.  Moves the channel's data, calls
 	 * hold() (which returns at the release), releases, and returns 0
 	 * if the channel did what it should (and then the child exits), or
-	 * fail()'s -1, before or after holding.  A resident channel calls
+	 * fail()'s -1, before or after holding, or skip()s before deriving
+	 * its secret (the kernel lacks what it needs).  A resident channel calls
 	 * resident() instead of holding and returning; a FIRST channel
 	 * returns without holding.  NULL: nothing runs in the guest (the
 	 * "unused" control).
@@ -149,6 +163,21 @@ static int __attribute__((format(printf, 2, 3))) fail(struct result *r, const ch
 }
 
 #define fail_errno(r, what) fail(r, "%s: %s", what, strerror(errno))
+
+/*
+ * The kernel lacks what the channel needs: return 0 without holding, and
+ * the channel is reported as a KTAP SKIP with this reason.  Only before
+ * the secret is derived, so that a skipped channel leaves nothing to find.
+ */
+static int __attribute__((format(printf, 2, 3))) skip(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->skipped, sizeof(r->skipped), fmt, ap);
+	va_end(ap);
+	return 0;
+}
 
 static void __attribute__((format(printf, 2, 3))) note(struct result *r, const char *fmt, ...)
 {
@@ -640,9 +669,15 @@ static int ch_pipe(const struct channel *ch, struct result *r)
 	return wait_child(pid, r, "reader");
 }
 
+/* The tmpfs directory of the tmpfs and xattr channels. */
+static const char *tmp_dir(void)
+{
+	return getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
+}
+
 static int ch_tmpfs(const struct channel *ch, struct result *r)
 {
-	const char *dir = getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
+	const char *dir = tmp_dir();
 	char path[256], *p, *buf;
 	struct statfs sfs;
 	int fd, i, good = 0;
@@ -1319,6 +1354,473 @@ static int ch_wifi_alive(const struct channel *ch, struct result *r)
 	return wifi_key(ch, r, "ap-alive", 0x30, WIFI_CIPHER_CCMP, SECRET_HALF);
 }
 
+/* ---- what only a distro kernel has (issue 15) ------------------------------ */
+
+/*
+ * SysV IPC, tmpfs xattrs, the memory controller and THP: a distribution
+ * kernel has them, the lab kernel does not.  Each channel asks the kernel
+ * first, with no secret derived yet, and skip()s if it says no.
+ *
+ * Where the secret goes into a slab object it sits in the object's first
+ * half: SLUB keeps a free object's free pointer in its middle
+ * (s->offset = object_size / 2), which would overwrite a copy there and
+ * let a kernel that clears nothing look clean.
+ */
+
+/* A 200-byte message: a 248-byte msg_msg, from the msg_msg-256 bucket. */
+#define MSG_TEXT	200
+
+struct lifetime_msg {
+	long mtype;
+	char mtext[MSG_TEXT];	/* the secret at 0: object bytes 48..80 */
+};
+
+/*
+ * msgrcv() frees the message (free_msg()) as it hands it over: the
+ * reader receives at the release.  Until then the COPIES messages sit in
+ * the queue, which the channel removes once the reader is done.
+ */
+static int ch_msgq(const struct channel *ch, struct result *r)
+{
+	struct lifetime_msg m;
+	int q, i, good = 0, sync, ret;
+	pid_t pid;
+
+	q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	if (q < 0 && errno == ENOSYS)
+		return skip(r, "kernel has no SYSVIPC");
+	if (q < 0)
+		return fail_errno(r, "msgget");
+	pid = fork_helper(&sync, r);
+	if (pid < 0) {
+		msgctl(q, IPC_RMID, NULL);
+		return -1;
+	}
+	if (pid == 0) {
+		memset(&m, 0, sizeof(m));
+		helper_hold();
+		for (i = 0; i < COPIES; i++) {
+			ssize_t n = msgrcv(q, &m, sizeof(m.mtext), 0, IPC_NOWAIT);
+
+			if (n != MSG_TEXT) {
+				fail(r, "msgrcv of message %d: %s", i + 1,
+				     n < 0 ? strerror(errno) : "short message");
+				break;
+			}
+			good += secret_equal_n(seed, ch->name, m.mtext, SECRET_LEN);
+		}
+		scrub(&m, sizeof(m));
+		if (good != COPIES && !r->reason[0])
+			fail(r, "the reader got %d of %d copies", good, COPIES);
+		child_exit(good == COPIES ? 0 : 1);
+	}
+	memset(&m, 0, sizeof(m));
+	m.mtype = 1;
+	for (i = 0; i < COPIES; i++) {
+		secret_derive(seed, ch->name, m.mtext);
+		ret = msgsnd(q, &m, sizeof(m.mtext), IPC_NOWAIT);
+		scrub(m.mtext, sizeof(m.mtext));
+		if (ret) {
+			fail_errno(r, "msgsnd");
+			msgctl(q, IPC_RMID, NULL);
+			return stop_helper(pid);
+		}
+	}
+	if (wait_helper(sync, pid, r, "reader")) {
+		msgctl(q, IPC_RMID, NULL);
+		return -1;
+	}
+	note(r, "%d messages of %d bytes, received by pid %d at the release, queue removed",
+	     COPIES, MSG_TEXT, (int)pid);
+	hold(r);
+	ret = wait_child(pid, r, "reader");
+	if (msgctl(q, IPC_RMID, NULL) && !ret)
+		ret = fail_errno(r, "msgctl(IPC_RMID)");
+	return ret;
+}
+
+/*
+ * A value of 256 bytes: a simple_xattr of 32 + 256 bytes, kvmalloc()ed
+ * with __GFP_ACCOUNT (kmalloc-cg-512); the secret at 0, object bytes
+ * 32..64.  removexattr() frees it at once (simple_xattr_free()).
+ */
+#define XATTR_VALUE	256
+
+static int ch_xattr(const struct channel *ch, struct result *r)
+{
+	const char *dir = tmp_dir();
+	char path[256], name[32], value[XATTR_VALUE];
+	struct statfs sfs;
+	int fd, i, good = 0, ret = 0;
+
+	if (statfs(dir, &sfs))
+		return fail_errno(r, dir);
+	if (sfs.f_type != TMPFS_MAGIC)
+		return fail(r, "%s is not a tmpfs (set LIFETIME_TMP)", dir);
+	snprintf(path, sizeof(path), "%s/lifetime-xattr.%d", dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return fail_errno(r, path);
+	/* Asked with a public value, so that a skip has derived nothing. */
+	if (fsetxattr(fd, "user.lifetime.probe", "public", 6, XATTR_CREATE)) {
+		int e = errno;
+
+		close(fd);
+		unlink(path);
+		errno = e;
+		if (e == EOPNOTSUPP)
+			return skip(r, "kernel has no TMPFS_XATTR (tmpfs user.* xattrs)");
+		return fail_errno(r, "fsetxattr (probe)");
+	}
+	if (fremovexattr(fd, "user.lifetime.probe")) {
+		ret = fail_errno(r, "fremovexattr (probe)");
+		goto out;
+	}
+	memset(value, 0, sizeof(value));
+	for (i = 0; i < COPIES; i++) {
+		snprintf(name, sizeof(name), "user.lifetime.%d", i);
+		secret_derive(seed, ch->name, value);
+		ret = fsetxattr(fd, name, value, sizeof(value), XATTR_CREATE);
+		scrub(value, sizeof(value));
+		if (ret) {
+			ret = fail_errno(r, "fsetxattr");
+			goto out;
+		}
+	}
+	for (i = 0; i < COPIES; i++) {
+		snprintf(name, sizeof(name), "user.lifetime.%d", i);
+		if (fgetxattr(fd, name, value, sizeof(value)) == (ssize_t)sizeof(value))
+			good += secret_equal_n(seed, ch->name, value, SECRET_LEN);
+	}
+	scrub(value, sizeof(value));
+	if (good != COPIES) {
+		ret = fail(r, "read back %d of %d values", good, COPIES);
+		goto out;
+	}
+	note(r, "%d user.* xattrs of %d bytes on %s, removed and the file unlinked",
+	     COPIES, XATTR_VALUE, path);
+	hold(r);
+	for (i = 0; i < COPIES && !ret; i++) {
+		snprintf(name, sizeof(name), "user.lifetime.%d", i);
+		if (fremovexattr(fd, name))
+			ret = fail_errno(r, "fremovexattr");
+	}
+out:
+	/* Evicting the inode frees whatever xattr a failure left. */
+	close(fd);
+	if (unlink(path) && !ret)
+		ret = fail_errno(r, "unlink");
+	return ret;
+}
+
+/* Write a short string to a cgroup file; 0 or -1 (errno). */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write_full(fd, text, strlen(text));
+	if (close(fd) && !ret)
+		ret = -1;
+	return ret;
+}
+
+/* Read a small file into buf (NUL-terminated); its length or -1 (errno). */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read_full(fd, buf, size - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return n;
+}
+
+/* Is word one of the blank-separated words of text? */
+static int has_word(const char *text, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = text;
+
+	while ((p = strstr(p, word))) {
+		if ((p == text || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') &&
+		    (p[len] == ' ' || p[len] == '\n' || p[len] == '\t' || !p[len]))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+/*
+ * The process in the memory cgroup (a helper of the channel, forked
+ * before any secret): it moves itself in, forks the reader there, and
+ * puts the secret in COPIES anonymous pages and, from them, in COPIES
+ * pipe pages (pipe_write() allocates them with __GFP_ACCOUNT), all
+ * charged to the group.  At the release it unmaps its pages and closes
+ * the pipe, the reader reads (which frees the pipe pages), both exit.
+ */
+static int memcg_worker(const struct channel *ch, struct result *r, const char *group)
+{
+	char path[300], text[512], member[300], *anon, *p, *buf;
+	int fds[2], i, good = 0, sync, up = helper_fd;
+	long long charged;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", group);
+	if (write_file(path, "0"))
+		return fail_errno(r, "joining the cgroup (cgroup.procs)");
+	/* "0::/lifetime-memcg.N": in the group, on the unified hierarchy. */
+	if (read_file("/proc/self/cgroup", text, sizeof(text)) < 0)
+		return fail_errno(r, "/proc/self/cgroup");
+	snprintf(member, sizeof(member), "%s\n", strrchr(group, '/'));
+	if (!strstr(text, member))
+		return fail(r, "not in %s after joining it", group);
+	if (pipe(fds))
+		return fail_errno(r, "pipe");
+	pid = fork_helper(&sync, r);	/* in the group, before any secret */
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(up);	/* the channel waits for EOF on it if we die */
+		close(fds[1]);
+		p = malloc(2 * PAGE);
+		if (!p) {
+			fail_errno(r, "the reader's malloc");
+			child_exit(1);
+		}
+		buf = page_align(p);
+		memset(buf, 0, PAGE);	/* faulted in now, not at the release */
+		helper_hold();
+		for (i = 0; i < COPIES; i++) {
+			if (read_full(fds[0], buf, PAGE) != PAGE)
+				break;
+			good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
+		}
+		scrub(buf, PAGE);
+		if (good != COPIES)
+			fail(r, "the reader got %d of %d copies", good, COPIES);
+		child_exit(good == COPIES ? 0 : 1);
+	}
+	close(fds[0]);
+	anon = mmap(NULL, COPIES * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED) {
+		fail_errno(r, "mmap");
+		return stop_helper(pid);
+	}
+	for (i = 0; i < COPIES; i++) {
+		secret_derive(seed, ch->name, anon + i * PAGE + OFFSET);
+		if (write_full(fds[1], anon + i * PAGE, PAGE)) {
+			fail_errno(r, "write to the pipe");
+			return stop_helper(pid);
+		}
+	}
+	if (wait_helper(sync, pid, r, "reader"))
+		return -1;
+	/*
+	 * The group is charged.  Charges reach memory.current in per-cpu
+	 * batches (MEMCG_CHARGE_BATCH pages), so this cannot say exactly
+	 * for what, only that the group is not empty.
+	 */
+	snprintf(path, sizeof(path), "%s/memory.current", group);
+	if (read_file(path, text, sizeof(text)) <= 0) {
+		fail_errno(r, path);
+		return stop_helper(pid);
+	}
+	charged = atoll(text);
+	if (charged < 2 * COPIES * PAGE) {
+		fail(r, "memory.current is %lld bytes, less than the %d pages put in the group",
+		     charged, 2 * COPIES);
+		return stop_helper(pid);
+	}
+	note(r, "%d anonymous and %d pipe pages in %s (memory.current %lld kB), read by pid %d, cgroup removed",
+	     COPIES, COPIES, group, charged / 1024, (int)pid);
+	helper_hold();
+	munmap(anon, COPIES * PAGE);
+	close(fds[1]);
+	return wait_child(pid, r, "reader");
+}
+
+/*
+ * The channel's own process stays outside the group, creates it, and
+ * removes it at the release once it has reaped the worker: a cgroup with
+ * a process in it cannot be removed.  cgroup2 is mounted on
+ * LIFETIME_CGROUP (default /sys/fs/cgroup) if it is not there yet (the
+ * guest's /init does not mount it), and unmounted again after.
+ */
+static int ch_memcg(const struct channel *ch, struct result *r)
+{
+	const char *root = getenv("LIFETIME_CGROUP") ? getenv("LIFETIME_CGROUP") :
+						       "/sys/fs/cgroup";
+	char path[300], group[256], text[1024], *line;
+	struct statfs sfs;
+	int mounted = 0, sync, ret, rc, i, enabled;
+	pid_t pid;
+
+	/*
+	 * One line per controller built in, "<name> <hierarchy> <cgroups>
+	 * <enabled>": no "memory" line, no MEMCG; enabled 0, booted with
+	 * cgroup_disable=memory.
+	 */
+	if (read_file("/proc/cgroups", text, sizeof(text)) < 0)
+		return errno == ENOENT ? skip(r, "kernel has no CGROUPS, so no MEMCG") :
+					 fail_errno(r, "/proc/cgroups");
+	line = strstr(text, "\nmemory\t");
+	if (!line)
+		return skip(r, "kernel has no MEMCG (no memory controller in /proc/cgroups)");
+	if (sscanf(line + 1, "memory %*d %*d %d", &enabled) != 1)
+		return fail(r, "cannot read the memory line of /proc/cgroups");
+	if (!enabled)
+		return skip(r, "memory controller disabled (cgroup_disable=memory)");
+	if (statfs(root, &sfs))
+		return fail_errno(r, root);
+	if (sfs.f_type == SYSFS_MAGIC) {	/* the empty mount point */
+		if (mount("cgroup2", root, "cgroup2", 0, NULL))
+			return fail_errno(r, "mount -t cgroup2");
+		mounted = 1;
+	} else if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		return fail(r, "%s is neither cgroup2 nor its mount point (set LIFETIME_CGROUP)",
+			    root);
+	}
+	ret = -1;
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (read_file(path, text, sizeof(text)) < 0) {
+		fail_errno(r, path);
+		goto unmount;
+	}
+	if (!has_word(text, "memory")) {
+		/* MEMCG is there (/proc/cgroups), but bound to a v1 hierarchy. */
+		fail(r, "no memory controller in %s (a cgroup v1 hierarchy has it?)", path);
+		goto unmount;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (write_file(path, "+memory")) {
+		fail_errno(r, "enabling +memory in cgroup.subtree_control");
+		goto unmount;
+	}
+	snprintf(group, sizeof(group), "%s/lifetime-memcg.%d", root, (int)getpid());
+	if (mkdir(group, 0755)) {
+		fail_errno(r, group);
+		goto unmount;
+	}
+	snprintf(path, sizeof(path), "%s/memory.max", group);
+	if (write_file(path, "64M")) {
+		fail_errno(r, "memory.max");
+		goto rmdir;
+	}
+	pid = fork_helper(&sync, r);
+	if (pid < 0)
+		goto rmdir;
+	if (pid == 0)
+		child_exit(memcg_worker(ch, r, group) ? 1 : 0);
+	if (wait_helper(sync, pid, r, "the process in the cgroup"))
+		goto rmdir;
+	hold(r);
+	ret = wait_child(pid, r, "the process in the cgroup");
+rmdir:
+	/* The group empties as its last process is reaped; allow a little. */
+	for (i = 0; (rc = rmdir(group)) && errno == EBUSY && i < 100; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (rc && !ret)
+		ret = fail(r, "rmdir %s: %s", group, strerror(errno));
+unmount:
+	if (mounted)
+		umount(root);
+	return ret;
+}
+
+/*
+ * The secret in COPIES of the 512 subpages of one 2 MiB transparent huge
+ * page, a PMD mapping of its own; at the release it is unmapped, which
+ * frees the order-9 folio whole.  A kernel with THP must really give a
+ * huge page (/proc/self/smaps AnonHugePages), or the channel fails: it
+ * would measure small pages, which heap already does.
+ */
+#define HPAGE		(2UL << 20)
+
+/* AnonHugePages (kB) of the mapping that contains addr, -1 if not found. */
+static long anon_huge_kb(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	long kb = -1;
+	int in = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		/* A mapping's first line is "lo-hi perms ...", then its fields. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+static int ch_thp(const struct channel *ch, struct result *r)
+{
+	char mode[128];
+	char *p, *a;
+	int i, set = 0;
+	long kb;
+
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK))
+		return errno == ENOENT ? skip(r, "kernel has no TRANSPARENT_HUGEPAGE") :
+					 fail_errno(r, "/sys/kernel/mm/transparent_hugepage");
+	if (read_file(THP_ENABLED, mode, sizeof(mode)) < 0)
+		return fail_errno(r, THP_ENABLED);
+	mode[strcspn(mode, "\n")] = '\0';
+	/*
+	 * Below 512 MiB of RAM (the harness guests have 512 MiB, a little
+	 * less of it usable) hugepage_init() turns THP off whatever Kconfig
+	 * chose: "[never]".  Ask for madvise mode, which serves this mapping
+	 * and nothing else, and leave it so: "never" again would stop
+	 * khugepaged, a task exit between the release and the scan.
+	 */
+	if (strstr(mode, "[never]")) {
+		if (write_file(THP_ENABLED, "madvise"))
+			return fail_errno(r, "setting transparent_hugepage/enabled to madvise");
+		set = 1;
+	}
+	/* Twice the size, then only the aligned 2 MiB in the middle is kept. */
+	p = mmap(NULL, 2 * HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return fail_errno(r, "mmap");
+	a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(uintptr_t)(HPAGE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	munmap(a + HPAGE, (size_t)(p + 2 * HPAGE - (a + HPAGE)));
+	if (madvise(a, HPAGE, MADV_HUGEPAGE))
+		return fail_errno(r, "madvise(MADV_HUGEPAGE)");
+	/* The first of these writes faults the huge page in. */
+	for (i = 0; i < COPIES; i++)
+		secret_derive(seed, ch->name, a + i * (HPAGE / COPIES) + OFFSET);
+	touch(a);
+	kb = anon_huge_kb(a);
+	if (kb < (long)(HPAGE >> 10))
+		return fail(r, "no huge page: AnonHugePages %ld kB (transparent_hugepage/enabled: %s%s)",
+			    kb, mode, set ? ", set to madvise" : "");
+	note(r, "%d copies in %d subpages of a 2 MiB huge page (AnonHugePages %ld kB%s), unmapped",
+	     COPIES, COPIES, kb, set ? ", THP from never to madvise" : "");
+	hold(r);
+	if (munmap(a, HPAGE))
+		return fail_errno(r, "munmap");
+	return 0;
+}
+
 /* ---- the table: one line per channel, same names as tests/scan/channels --- */
 
 static const struct channel channels[] = {
@@ -1339,6 +1841,10 @@ static const struct channel channels[] = {
 	{ "wifi-wep-key",	ch_wifi_wep,		0 },
 	{ "wifi-ccmp-key",	ch_wifi_ccmp,		0 },
 	{ "wifi-alive",		ch_wifi_alive,		RESIDENT },
+	{ "msgq",		ch_msgq,		0 },
+	{ "xattr",		ch_xattr,		0 },
+	{ "memcg",		ch_memcg,		0 },
+	{ "thp",		ch_thp,			0 },
 };
 #define NCHANNELS (sizeof(channels) / sizeof(channels[0]))
 
@@ -1405,7 +1911,7 @@ static void start_channel(const struct channel *ch, struct result *r, struct run
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			record_exit(r, status);
-			if (r->ok && !(ch->flags & FIRST)) {
+			if (r->ok && !r->skipped[0] && !(ch->flags & FIRST)) {
 				r->ok = 0;
 				fail(r, "exited before it was set up");
 			}
@@ -1622,7 +2128,9 @@ int main(int argc, char **argv)
 		t++;
 		if (res[i].note[0])
 			printf("# %s: %s\n", channels[i].name, res[i].note);
-		if (res[i].ok) {
+		if (res[i].ok && res[i].skipped[0]) {
+			printf("ok %d %s # SKIP %s\n", t, channels[i].name, res[i].skipped);
+		} else if (res[i].ok) {
 			printf("ok %d %s\n", t, channels[i].name);
 		} else {
 			printf("not ok %d %s # %s\n", t, channels[i].name,

@@ -34,7 +34,7 @@ def log(name):
         return results.clean_lines(f.read())
 
 
-def cell(tests="", expect="", kernel="patched"):
+def cell(tests="", expect="", kernel="lab-patched"):
     return {"cell": "t", "kernel": kernel, "args": "", "tests": tests.split(),
             "expect": results.parse_expect(expect, "test")}
 
@@ -87,27 +87,27 @@ class JudgeTest(unittest.TestCase):
         self.assertIn("expected pages", t["policy"]["message"])
 
     def test_warning_fails_boot_with_context(self):
-        t = by_path(results.judge_cell(cell("", "policy=none", "vanilla"),
+        t = by_path(results.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("warning.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("WARNING:", t["boot"]["message"])
         self.assertIn("lkdtm_WARNING", t["boot"]["context"])
 
     def test_panic_fails_even_if_qemu_exited_cleanly(self):
-        t = by_path(results.judge_cell(cell("guest:selftest-panic", "policy=none", "vanilla"),
+        t = by_path(results.judge_cell(cell("guest:selftest-panic", "policy=none", "lab-vanilla"),
                                        log("panic.log"), {"result": "eof", "reason": "QEMU exited"}))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("Kernel panic", t["boot"]["message"])
         self.assertEqual(t["guest.selftest-panic"]["status"], "MISS")
 
     def test_missing_suite_is_miss(self):
-        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=none", "vanilla"),
+        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=none", "lab-vanilla"),
                                        log("guest.log"), PASSED))
         self.assertEqual(t["kunit.sanitize_mem"]["status"], "MISS")
 
     def test_timeout_reason_is_kept(self):
         status = {"result": "timeout", "reason": "timeout: no \"HARNESS: END\" within 45 s"}
-        t = by_path(results.judge_cell(cell("", "policy=none", "vanilla"),
+        t = by_path(results.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("guest.log"), status))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("timeout", t["boot"]["message"])
@@ -148,6 +148,82 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
         with self.assertRaises(SystemExit):
             results.parse_expect("policy=full garbage", "x")
+
+
+class LifetimeTest(unittest.TestCase):
+    """policy/lifetime against the scan's counts and the guest's own KTAP,
+    on a lab kernel's log where the distro-only channels were skipped."""
+
+    CHANNELS = ("unused", "heap", "msgq", "xattr", "memcg", "thp")
+
+    def judge(self, want, found=None):
+        """want: {channel: expectation} (the rest n/a); found: {channel: copies}."""
+        d = tempfile.mkdtemp(prefix="lifetime-test.")
+        self.addCleanup(shutil.rmtree, d, True)
+        counts = {ch: {"full": 0, "head": 0, "tail": 0} for ch in self.CHANNELS}
+        for ch, n in (found or {}).items():
+            counts[ch] = {"full": 0, "head": n, "tail": n}
+        with open(os.path.join(d, "lifetime.json"), "w", encoding="utf-8") as f:
+            json.dump({"seed": "71f7fe23f6f613e5", "channels": counts}, f)
+        expect = {ch: "n/a" for ch in self.CHANNELS} | {"unused": "0", "heap": "found"} | want
+        return by_path(results.judge_cell(cell("guest:lifetime", "policy=none", "lab-vanilla"),
+                                          log("lifetime.log"), PASSED, d, {"t": expect}))
+
+    def test_na_skipped_and_absent_passes(self):
+        t = self.judge({}, {"heap": 8})
+        for ch in ("msgq", "xattr", "memcg", "thp"):
+            self.assertEqual(t[f"lifetime.{ch}"]["status"], "PASS", t[f"lifetime.{ch}"])
+            # The guest's own result stays what it said: a skip, not a pass.
+            self.assertEqual(t[f"guest.lifetime.{ch}"]["status"], "SKIP")
+        self.assertIn("kernel has no SYSVIPC", t["lifetime.msgq"]["message"])
+        self.assertEqual(t["lifetime.heap"]["status"], "PASS")
+
+    def test_na_with_copies_fails(self):
+        t = self.judge({}, {"heap": 8, "msgq": 2})
+        self.assertEqual(t["lifetime.msgq"]["status"], "FAIL")
+        self.assertIn("2 copies", t["lifetime.msgq"]["message"])
+
+    def test_expected_but_skipped_fails(self):
+        t = self.judge({"msgq": "0", "thp": "found"}, {"heap": 8, "thp": 3})
+        self.assertEqual(t["lifetime.msgq"]["status"], "FAIL")
+        self.assertIn("skipped", t["lifetime.msgq"]["message"])
+        self.assertEqual(t["lifetime.thp"]["status"], "FAIL")
+
+    def test_na_but_not_skipped_fails(self):
+        t = self.judge({"heap": "n/a"}, {"heap": 8})
+        self.assertEqual(t["lifetime.heap"]["status"], "FAIL")
+        self.assertIn("instead of a SKIP", t["lifetime.heap"]["message"])
+        t = self.judge({"heap": "n/a"})
+        self.assertEqual(t["lifetime.heap"]["status"], "FAIL")
+
+    def test_policy_file_reads_na(self):
+        table = results.read_lifetime(os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                                   "policy", "lifetime"))
+        self.assertEqual(table["vanilla"]["msgq"], "n/a")
+        self.assertEqual(table["distro-vanilla"]["msgq"], "found")
+        d = tempfile.mkdtemp(prefix="lifetime-test.")
+        self.addCleanup(shutil.rmtree, d, True)
+        bad = os.path.join(d, "lifetime")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write("channel a b\nmsgq n/a skip\n")
+        with self.assertRaises(SystemExit):
+            results.read_lifetime(bad)
+
+    def test_report_shows_na_not_zero(self):
+        d = tempfile.mkdtemp(prefix="lifetime-test.")
+        self.addCleanup(shutil.rmtree, d, True)
+        os.makedirs(os.path.join(d, "t"))
+        with open(os.path.join(d, "t", "lifetime.json"), "w", encoding="utf-8") as f:
+            json.dump({"channels": {"heap": {"full": 8, "head": 8, "tail": 8},
+                                    "msgq": {"full": 0, "head": 0, "tail": 0}}}, f)
+        tests = [{"path": p, "status": s} for p, s in
+                 (("lifetime.heap", "SKIP"), ("lifetime.msgq", "PASS"),
+                  ("guest.lifetime.heap", "PASS"), ("guest.lifetime.msgq", "SKIP"))]
+        results.lifetime_report(d, [{"cell": "t", "tests": tests}])
+        with open(os.path.join(d, "lifetime.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("| heap | 8 (-) |", text)
+        self.assertIn("| msgq | n/a |", text)
 
 
 class ConsoleTest(unittest.TestCase):
@@ -251,7 +327,7 @@ def main():
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
-            json.dump({"cell": "harness", "kernel": "vanilla", "args": "",
+            json.dump({"cell": "harness", "kernel": "lab-vanilla", "args": "",
                        "log": os.path.relpath(args.cells or args.out, os.path.dirname(args.out)),
                        "tests": tests}, f, indent=2)
             f.write("\n")

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Configure and build one kernel of policy/kernels, out of tree in
+# OBJ/NAME/ with ccache: its tree (pristine or patched), allnoconfig plus
+# its fragments (configure.sh); "@debian" is made here from Debian's
+# configuration for the areas of distro.areas (debian.py), written to
+# OBJ/NAME/debian.config so the build shows what it took.
+#
+# usage: build-kernel.sh NAME
+# environment: OBJ (build/obj), PRISTINE and PATCHED (the two trees),
+# DEBIAN_CONFIG (Debian's config file), JOBS.
+set -eu
+
+[ $# -eq 1 ] || { echo "usage: $0 NAME" >&2; exit 2; }
+name=$1
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+: "${OBJ:?}" "${PRISTINE:?}" "${PATCHED:?}"
+
+eval "$(python3 "$top/tests/policy.py" kernel "$name")"
+case "$tree" in
+vanilla) src=$PRISTINE ;;
+patched) src=$PATCHED ;;
+esac
+obj=$OBJ/$name
+mkdir -p "$obj"
+
+args=
+for frag in $fragments; do
+	if [ "$frag" = @debian ]; then
+		: "${DEBIAN_CONFIG:?}"
+		python3 "$here/debian.py" fragment "$src" "$here/distro.areas" \
+			"$DEBIAN_CONFIG" > "$obj/debian.config.tmp" || exit 1
+		# Rewritten only when it changed, so an unchanged kernel stays a no-op.
+		if cmp -s "$obj/debian.config.tmp" "$obj/debian.config"; then
+			rm -f "$obj/debian.config.tmp"
+		else
+			mv "$obj/debian.config.tmp" "$obj/debian.config"
+		fi
+		args="$args --unchecked $obj/debian.config"
+	else
+		args="$args $here/$frag"
+	fi
+done
+# shellcheck disable=SC2086 # a list of arguments on purpose
+"$here/configure.sh" "$src" "$obj" $args || exit 1
+
+echo "kernel: building $name ($tree tree, $flavour flavour; build/obj/$name, -j${JOBS:-2})"
+start=$(date +%s)
+make --no-print-directory -s -j"${JOBS:-2}" CC="ccache gcc" HOSTCC="ccache gcc" \
+	-C "$src" O="$obj" bzImage > "$obj/build.log" 2>&1 || {
+	tail -n 30 "$obj/build.log" >&2
+	echo "kernel: the $name build failed (full log: build/obj/$name/build.log)" >&2
+	exit 1
+}
+echo "kernel: $name done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,294 @@
+#!/bin/sh
+# Debian's stress-ng on the paths sanitize_mem changes: anonymous memory
+# (vm, malloc), pipes, unix socket pairs, fork and exit, tmpfs; every
+# stressor with --verify, all at once, in rounds of a time budget until
+# guest RAM has gone through the page allocator twice (at most 3 rounds).
+# The run must end clean, find no corrupted data, leave the policy as it
+# was and make the kernel report nothing.
+#
+# usage: stress [faults]
+#   faults  also make the stressors' slab and page allocations fail at a
+#           small rate (failslab, fail_page_alloc; tests/guest/faults.sh)
+# kernel command line:
+#   harness.stress=SECONDS            length of a round (default 20)
+#   harness.faults=PERCENT,INTERVAL   fault rate (default 1,10: 1 % of every
+#                                     10th allocation the stressors make)
+#   failslab=, fail_page_alloc=       boot-time injection: the faults injected
+#                                     since boot are counted and reported
+set -u
+
+mode=${1:-plain}
+secs=20
+rounds_max=3
+fault_rate=1,10
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	harness.stress=*) secs=${arg#harness.stress=} ;;
+	harness.faults=*) fault_rate=${arg#harness.faults=} ;;
+	esac
+done
+sysfs=/sys/kernel/mm/sanitize
+dbg=/sys/kernel/debug
+fault_caps="failslab fail_page_alloc"
+out=/tmp/stress.$$
+mkdir -p "$out"
+trap 'rm -rf "$out"' EXIT
+
+n=0
+fails=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2${3:+ # $3}"
+	else
+		echo "not ok $n $2${3:+ # $3}"
+		fails=$((fails + 1))
+	fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+counter() { cat "$sysfs/$1" 2>/dev/null || echo 0; }
+policy_now() { cat "$sysfs/policy" 2>/dev/null || echo none; }
+have_faults() { [ -d "$dbg/failslab" ] && [ -d "$dbg/fail_page_alloc" ]; }
+
+# Kernel lines the harness fails a cell on (tests/results.py FATAL), and the
+# sanitize_verify report; looked for in the log lines this run added.
+REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
+
+echo "KTAP version 1"
+echo "1..8"
+
+policy_before=$(policy_now)
+dmesg > "$out/dmesg.before"
+
+# --- fault injection -----------------------------------------------------------
+budget=1000000
+if [ "$mode" = faults ] && have_faults; then
+	# failslab=<interval>,<probability>,<space>,<times> on the command line
+	# has had "times" count down from its last field since boot.
+	boot=0 boot_desc=
+	for cap in $fault_caps; do
+		for arg in $(cat /proc/cmdline); do
+			case "$arg" in "$cap="*) ;; *) continue ;; esac
+			want=${arg##*,}
+			left=$(cat "$dbg/$cap/times")
+			if [ "$want" -ge 0 ] 2>/dev/null; then
+				boot=$((boot + want - left))
+				boot_desc="$boot_desc $arg: $((want - left))"
+			else
+				boot_desc="$boot_desc $arg: not counted (times -1 counts nothing down)"
+			fi
+		done
+	done
+	[ -z "$boot_desc" ] || echo "# faults injected at boot $boot ($boot_desc )"
+
+	# verbose=0: no "FAULT_INJECTION: forcing a failure." line, no stack
+	# dump per fault; "times" counts the faults down instead.  task-filter:
+	# only tasks with make-it-fail=1 (the stressors), sleeping allocations
+	# too.  fail_page_alloc keeps its min-order of 1 (an order-0 failure
+	# under vmalloc, a fork's stack, prints "vmalloc error" with a stack).
+	percent=${fault_rate%,*} interval=${fault_rate#*,}
+	for cap in $fault_caps; do
+		d=$dbg/$cap
+		echo 0 > "$d/probability"
+		echo 0 > "$d/verbose"
+		echo Y > "$d/task-filter"
+		echo N > "$d/ignore-gfp-wait"
+		echo 0 > "$d/space"
+		echo "$interval" > "$d/interval"
+		echo "$budget" > "$d/times"
+	done
+	for cap in $fault_caps; do
+		echo "$percent" > "$dbg/$cap/probability"
+	done
+	echo "# fault injection: $percent % of every ${interval}th slab and page allocation (order >= $(cat "$dbg/fail_page_alloc/min-order")) of the stressors"
+fi
+
+# --- the run ---------------------------------------------------------------------
+# Sizes from what is free now, so the run never needs the OOM killer (whose
+# report would fail the cell): vm a fifth, tmpfs a tenth, malloc 128 blocks
+# of 256 KiB (over the mmap threshold: each free is an munmap), sockpair
+# 127 pairs (--max-fd; unbounded, it fills a socket buffer per pair of the
+# 2048 that RLIMIT_NOFILE allows, and the guest with it).
+avail_kb=$(meminfo MemAvailable)
+total_kb=$(meminfo MemTotal)
+vm_kb=$((avail_kb / 5))
+tmpfs_kb=$((avail_kb / 10))
+stressors="vm malloc pipe sockpair fork tmpfs"
+
+# The tmpfs stressor fills 98 % of the first writable tmpfs it finds in
+# /etc/mtab (the initramfs links it to /proc/self/mounts); that would be
+# the rootfs (half of RAM).  In a mount namespace of its own the rootfs is
+# read-only and /tmp a tmpfs of tmpfs_kb, so the stressor gets that one;
+# nothing changes for the rest of the guest.  (stress-ng 0.15's sock
+# stressor cannot do unix sockets, it asks for IPPROTO_TCP, and the lab
+# kernel has no INET: sockpair is the unix socket stressor.)
+# Under fault injection the stressors get make-it-fail once they run, not
+# stress-ng itself: its own set-up and bookkeeping (shared memory, the
+# metrics, respawning) must not fail, or its exit status would mean
+# nothing.  What a stressor forks inherits the flag.
+# Output: stress-ng's log on stdout, its YAML on fd 3; status 125 if the
+# namespace could not be set up.
+one_round() {
+	unshare -m --propagation private sh -c '
+		mount -o remount,bind,ro / &&
+		mount -t tmpfs -o size='"$tmpfs_kb"'k,mode=1777 stress-tmpfs /tmp &&
+		cd /tmp || exit 125
+		stress-ng --verify --timeout '"$secs"'s --metrics-brief --max-fd 256 \
+			--yaml /tmp/stress.yaml \
+			--vm 1 --vm-bytes '"$vm_kb"'k \
+			--malloc 1 --malloc-bytes 256k --malloc-max 128 --malloc-touch \
+			--pipe 1 --sockpair 1 --fork 1 --tmpfs 1 2>&1 &
+		sn=$!
+		if [ "$1" = faults ] && [ -e /proc/self/make-it-fail ]; then
+			tries=0
+			while :; do
+				set -- $(for c in /proc/[0-9]*/comm; do
+					read -r comm < "$c" && case "$comm" in
+					stress-ng-*) echo "${c%/comm}" ;;
+					esac
+				done 2>/dev/null)
+				[ $# -ge 6 ] || [ $tries -ge 50 ] && break
+				tries=$((tries + 1))
+				usleep 200000
+			done
+			for p in "$@"; do echo 1 > "$p/make-it-fail"; done 2>/dev/null
+			echo "# faults injected into $# stressor processes" >&2
+		fi
+		wait $sn
+		rc=$?
+		cat /tmp/stress.yaml >&3 2>/dev/null
+		exit $rc' stress "$mode"
+}
+
+pgfree_before=$(vmstat pgfree)
+pages_before=$(counter pages/bytes) slab_before=$(counter slab/bytes) stack_before=$(counter stack/bytes)
+start=$(date +%s)
+rc=0 round=0 times10=0 ran=
+if command -v stress-ng > /dev/null && stress-ng --version > "$out/version" 2>&1; then
+	ran=1
+	: > "$out/stress.log"
+	while [ "$round" -lt "$rounds_max" ] && [ "$rc" = 0 ] && [ "$times10" -lt 20 ]; do
+		round=$((round + 1))
+		one_round >> "$out/stress.log" 3> "$out/stress.yaml.$round"
+		rc=$?
+		times10=$(( ($(vmstat pgfree) - pgfree_before) * 4096 * 10 / (total_kb * 1024) ))
+	done
+	check 0 stress_ng_runs "$(head -n 1 "$out/version")"
+else
+	rc=127
+	check 1 stress_ng_runs "stress-ng or its libraries missing: $(head -n 1 "$out/version" 2>/dev/null)"
+fi
+elapsed=$(($(date +%s) - start))
+
+# Faults off again before anything else runs.
+injected=0 injected_desc=
+if [ "$mode" = faults ] && have_faults; then
+	for cap in $fault_caps; do
+		echo 0 > "$dbg/$cap/probability"
+		left=$(cat "$dbg/$cap/times")
+		injected=$((injected + budget - left))
+		injected_desc="$injected_desc $cap $((budget - left))"
+	done
+fi
+
+[ -z "$ran" ] || sed -nE 's/^stress-ng: (fail|error|warn|metrc): *\[[0-9]+\] /# \1: /p' "$out/stress.log"
+
+# --- verdicts ----------------------------------------------------------------------
+if [ -z "$ran" ]; then
+	skip exit_status "stress-ng did not run"
+elif [ "$rc" = 125 ]; then
+	check 1 exit_status "could not set up the mount namespace for the run"
+elif [ "$rc" = 0 ]; then
+	check 0 exit_status "stress-ng exited 0 in each of $round round(s)"
+elif [ "$mode" = faults ] && { [ "$rc" = 2 ] || [ "$rc" = 3 ]; }; then
+	# 2: a stressor failed, 3: out of resources; what an injected ENOMEM
+	# does to a stressor.  Anything else (5: killed by a signal) fails.
+	check 0 exit_status "stress-ng exited $rc in round $round, expected with allocations failing on purpose"
+else
+	check 1 exit_status "stress-ng exited $rc in round $round"
+fi
+
+# stress-ng reports a verification failure as a "fail:" line.  Under fault
+# injection a system call may fail ("... errno=12 (Out of memory)"); a fail
+# line without an errno is corrupted data in any mode.
+if [ -n "$ran" ]; then
+	if [ "$mode" = faults ]; then
+		grep '^stress-ng: fail:' "$out/stress.log" | grep -v 'errno=' > "$out/verify"
+	else
+		grep '^stress-ng: fail:' "$out/stress.log" > "$out/verify"
+	fi
+	bad=$(wc -l < "$out/verify")
+	[ "$bad" = 0 ]; check $? no_verification_failures \
+		"$bad failure line(s)$(head -n 1 "$out/verify" | sed 's/^/: /')"
+else
+	skip no_verification_failures "stress-ng did not run"
+fi
+
+# Bytes cycled: pages the page allocator got back during the run (pgfree),
+# against the guest's RAM.
+pgfree=$(( $(vmstat pgfree) - pgfree_before ))
+cycled=$((pgfree * 4096))
+times10=$((cycled * 10 / (total_kb * 1024)))
+ops=$(cat "$out"/stress.yaml.* 2>/dev/null | awk '
+	/- stressor:/ { s = $3; if (!(s in ops)) order[++k] = s }
+	/bogo-ops:/ { ops[s] += $2 }
+	END { for (i = 1; i <= k; i++) printf " %s=%s", order[i], ops[order[i]] }')
+echo "# stressors $stressors (1 each) x $round x $secs seconds in $elapsed s; vm-bytes $((vm_kb / 1024)) MiB, tmpfs $((tmpfs_kb / 1024)) MiB, malloc up to 32 MiB, MemAvailable $((avail_kb / 1024)) MiB"
+echo "# bogo ops$ops"
+echo "# bytes cycled $cycled ($pgfree pages freed to the page allocator, $((times10 / 10)).$((times10 % 10)) x guest RAM of $((total_kb / 1024)) MiB)"
+echo "# bytes scrubbed pages $(( $(counter pages/bytes) - pages_before )) slab $(( $(counter slab/bytes) - slab_before )) stack $(( $(counter stack/bytes) - stack_before ))"
+if [ -n "$ran" ]; then
+	[ "$times10" -ge 20 ]; check $? ram_cycled \
+		"$((times10 / 10)).$((times10 % 10)) x guest RAM in $round round(s) (at least 2 x; raise harness.stress= if short)"
+else
+	skip ram_cycled "stress-ng did not run"
+fi
+
+policy_after=$(policy_now)
+[ "$policy_after" = "$policy_before" ]; check $? policy_unchanged "$policy_before -> $policy_after"
+
+# What the kernel logged during the run (all of the log if it wrapped).
+dmesg > "$out/dmesg.after"
+before=$(wc -l < "$out/dmesg.before")
+if [ "$(wc -l < "$out/dmesg.after")" -gt "$before" ]; then
+	tail -n +$((before + 1)) "$out/dmesg.after" > "$out/dmesg.new"
+else
+	cp "$out/dmesg.after" "$out/dmesg.new"
+fi
+v=$(grep -c 'sanitize_mem: write after free' "$out/dmesg.new")
+[ "$v" = 0 ]; check $? no_sanitize_verify_reports \
+	"$v report(s); sanitize_verify=$(cat $sysfs/verify 2>/dev/null || echo absent)"
+# Under fault injection a failed allocation may be reported by design:
+# warn_alloc() prints "<comm>: vmalloc error: ..." or "<comm>: page
+# allocation failure: ..." with a stack dump.  Those of the stressors are
+# left out (and counted); anything else still counts.
+if [ "$mode" = faults ]; then
+	awk -v list="$out/alloc-failures" '
+		/^(\[ *[0-9.]+\] )?stress-ng[^:]*: (vmalloc error|page allocation failure):/ {
+			skip = 1; print > list
+		}
+		!skip { print }
+		skip && /<\/TASK>/ { skip = 0 }' "$out/dmesg.new" > "$out/dmesg.judged"
+	echo "# allocation failures reported for the stressors: $(cat "$out/alloc-failures" 2>/dev/null | wc -l)"
+else
+	cp "$out/dmesg.new" "$out/dmesg.judged"
+fi
+r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
+[ "$r" = 0 ]; check $? no_kernel_reports \
+	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
+
+if [ "$mode" != faults ]; then
+	skip faults_injected "no fault injection in this test (guest test faults)"
+elif ! have_faults; then
+	check 1 faults_injected "no $dbg/failslab or fail_page_alloc: the kernel needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS"
+else
+	echo "# faults injected $injected ($injected_desc )"
+	[ "$injected" -gt 0 ]; check $? faults_injected "$injected"
+fi
+
+[ $fails = 0 ]
