@@ -62,7 +62,7 @@ CELL_ENV = OBJ=$(OBJ) \
 	INITRD=$(INITRD) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) RAMSCAN=$(RAMSCAN) \
 	ACCEL=$$(cat $(B)/accel)
 
-.PHONY: all check deps trees pristine kernel initramfs accel matrix boot cell \
+.PHONY: all check check-debug deps trees pristine kernel initramfs accel matrix boot cell \
 	harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
 	reset-results
 
@@ -83,6 +83,15 @@ check: kernel initramfs accel
 	$(MAKE) --no-print-directory lava-smoke; \
 	$(MAKE) --no-print-directory summary
 
+# The debug flavour (KASAN, lockdep, UBSAN, fault injection) with stress,
+# OOM and fault cells: a sibling of make check, which it does not fit in
+# CI's time beside the lab and distro kernels.  Same summary line.
+check-debug: initramfs accel
+	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 tests/policy.py kernels --matrix policy/matrix-debug | tr '\n' ' ')"
+	@rm -rf $(RESULTS)/debug && mkdir -p $(RESULTS)/debug
+	@$(MAKE) --no-print-directory matrix MATRIX=policy/matrix-debug RESULTS=$(RESULTS)/debug; \
+	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/debug SUMMARY_MATRIX=policy/matrix-debug
+
 help:
 	@echo 'make                 install missing packages, build both kernels and the'
 	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
@@ -101,6 +110,7 @@ help:
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
 	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'
+	@echo 'make check-debug     the debug kernel (KASAN, lockdep, faults): stress, OOM, faults'
 	@echo 'make harness-tests   test the harness itself: its parser on saved logs, and'
 	@echo '                     cells that hang, panic or warn on purpose'
 	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
@@ -217,7 +227,7 @@ accel: kernel initramfs
 # stale one.  What the standalone jobs wrote (make bench: ~20 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
-KEEP_RESULTS := bench bench.md bench.json bench.svg series-check.txt sanitize_mem.mbox
+KEEP_RESULTS := debug bench bench.md bench.json bench.svg series-check.txt sanitize_mem.mbox
 reset-results:
 	@mkdir -p $(RESULTS)
 	@find $(RESULTS) -mindepth 1 -maxdepth 1 \

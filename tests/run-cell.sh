@@ -42,6 +42,11 @@ image=${OBJ:?}/$kernel/arch/x86/boot/bzImage config=$OBJ/$kernel/.config
 	exit 2
 }
 
+# mem=<MiB>: guest RAM for this cell (run-qemu.sh's MEM, default 512).
+case "$expect" in
+*mem=*) MEM=$(echo "$expect" | sed 's/.*mem=\([0-9]*\).*/\1/'); export MEM ;;
+esac
+
 budget=${TIMEOUT:-300}
 case "$expect" in
 *timeout=*) budget=$(echo "$expect" | sed 's/.*timeout=\([0-9]*\).*/\1/') ;;
