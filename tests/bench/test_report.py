@@ -10,7 +10,7 @@ line, and gives up after --timeout when nobody opens the other end.  And
 the report of a run where one configuration lost a line.
 
 Prints KTAP (one line per test); exits 0 if every test passed.  Fast (a
-few seconds); "make bench-smoke" runs it first.
+few seconds); "make unit" runs it.
 
     python3 tests/bench/test_report.py [-v]
 """
@@ -29,6 +29,8 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import report  # noqa: E402  (tests/bench/report.py)
+sys.path.insert(0, os.path.dirname(HERE))
+import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 
 REPORT = os.path.join(HERE, "report.py")
 WORKLOADS = report.PROCESS_WORKLOADS
@@ -348,28 +350,5 @@ class TargetTest(Case):
         self.assertEqual((t["met"], t["missed_on"]), (False, ["tmpfs"]))
 
 
-def main():
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    cases = [c for group in suite for c in group]
-    verbose = "-v" in sys.argv[1:]
-    print("KTAP version 1")
-    print("1..%d" % len(cases))
-    failed = 0
-    for i, case in enumerate(cases, 1):
-        stream = io.StringIO()
-        res = unittest.TextTestRunner(stream=stream, verbosity=0).run(case)
-        name = case.id().split(".", 1)[1]
-        bad = res.failures + res.errors
-        if bad:
-            failed += 1
-            why = bad[0][1].strip().splitlines()[-1]
-            print("not ok %d %s # %s" % (i, name, why))
-            if verbose:
-                print("# " + bad[0][1].replace("\n", "\n# "))
-        else:
-            print("ok %d %s" % (i, name))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ktap_runner.main(sys.modules[__name__], sys.argv[1:]))

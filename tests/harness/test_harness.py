@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Tests of the harness itself.
 
-1. The result parser (tests/results.py) on saved console logs in
-   tests/harness/logs/: KTAP nesting, skips, timestamps, interleaved kernel
-   lines, panics, warnings, provoked reports, policy and bad-value checks.
-2. With --cells: the cells of tests/harness/broken.matrix, booted for real by
-   "make harness-tests", must have been judged as their "verdict=" says
-   (a hang is a timeout, a panic and a WARNING fail the cell, a suite that
-   never reported is a MISS, and the control cell passes).
-
-Results go to <out>/result.json in the same shape as a matrix cell, so the
-summary counts them with everything else.
+1. Without a kernel ("make unit"): the result parser (tests/results.py) on
+   saved console logs in tests/harness/logs/ (KTAP nesting, skips,
+   timestamps, interleaved kernel lines, panics, warnings, provoked
+   reports, policy and bad-value checks, policy/lifetime) and the expect
+   driver (tests/run-cell.exp) on a fake guest.  Prints KTAP, one line
+   per case (-v: a failure's traceback too), for "tests/results.py ktap".
+2. With --cells ("make harness-tests", only this part): the cells of
+   tests/harness/broken.matrix, booted for real, must have been judged as
+   their "verdict=" says (a hang is a timeout, a panic and a WARNING fail
+   the cell, a suite that never reported is a MISS, and the control cell
+   passes).  Results go to <out>/result.json in the same shape as a matrix
+   cell, so the summary counts them with everything else.
 """
 
 import argparse
@@ -25,6 +27,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import results  # noqa: E402  (tests/results.py)
+import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 
 LOGS = os.path.join(HERE, "logs")
 
@@ -240,6 +243,10 @@ printf 'HARNESS: END\\n'
     HOOK = """[ "$1" = type ] && echo "pw-$3"
 """
 
+    def setUp(self):
+        if shutil.which("expect") is None:
+            self.skipTest("no expect on this machine (make deps installs it)")
+
     def drive(self, guest):
         d = tempfile.mkdtemp(prefix="console-test.")
         self.addCleanup(shutil.rmtree, d, True)
@@ -297,38 +304,25 @@ def check_cells(cells_dir, matrix):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--cells", help="results of tests/harness/broken.matrix")
+    p.add_argument("--cells", help="results of tests/harness/broken.matrix: check only them")
     p.add_argument("--matrix", default=os.path.join(HERE, "broken.matrix"))
-    p.add_argument("--out", help="write result.json here")
+    p.add_argument("--out", help="with --cells: write result.json here")
+    p.add_argument("-v", action="store_true", help="without --cells: tracebacks of failures")
     args = p.parse_args()
+    if not args.cells:
+        return ktap_runner.main(sys.modules[__name__], ["-v"] if args.v else [])
 
     tests = []
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    ids = [case.id() for group in suite for case in group]
-    with open(os.devnull, "w", encoding="utf-8") as devnull:
-        outcome = unittest.TextTestRunner(stream=devnull, verbosity=0).run(suite)
-    failed = {t.id(): msg for t, msg in outcome.failures + outcome.errors}
-    for case_id in ids:
-        name = case_id.split(".", 1)[1]
-        if case_id in failed:
-            tests.append({"path": f"parser.{name}", "status": "FAIL",
-                          "message": failed[case_id].strip().splitlines()[-1],
-                          "context": failed[case_id]})
-        else:
-            tests.append({"path": f"parser.{name}", "status": "PASS", "message": "",
-                          "context": ""})
-    if args.cells:
-        for name, status, why in check_cells(args.cells, args.matrix):
-            tests.append({"path": f"detects.{name}", "status": status, "message": why,
-                          "context": ""})
-
+    for name, status, why in check_cells(args.cells, args.matrix):
+        tests.append({"path": f"detects.{name}", "status": status, "message": why,
+                      "context": ""})
     for t in tests:
         print(f"harness: {t['status']:4} {t['path']}" + (f" ({t['message']})" if t["message"] else ""))
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
             json.dump({"cell": "harness", "kernel": "lab-vanilla", "args": "",
-                       "log": os.path.relpath(args.cells or args.out, os.path.dirname(args.out)),
+                       "log": os.path.relpath(args.cells, os.path.dirname(args.out)),
                        "tests": tests}, f, indent=2)
             f.write("\n")
     return 1 if any(t["status"] != "PASS" for t in tests) else 0

@@ -1,6 +1,7 @@
 """Tests of the kernel definitions (tests/policy.py) and of the Debian
 fragment (Kconfig-fragments/debian.py), on small files made here: no
-kernel tree, no build.  Run by tests/harness/test_harness.py."""
+kernel tree, no build.  Prints KTAP (tests/ktap_runner.py); -v adds a
+failure's traceback."""
 
 import importlib.util
 import os
@@ -13,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import policy  # noqa: E402  (tests/policy.py)
+import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 
 spec = importlib.util.spec_from_file_location(
     "debian", os.path.join(TOP, "Kconfig-fragments", "debian.py"))
@@ -175,4 +177,4 @@ class DebianFragmentTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    sys.exit(ktap_runner.main(sys.modules[__name__], sys.argv[1:]))
