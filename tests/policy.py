@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels of policy/kernels: loaded and checked in one place.
+"""The data of policy/: loaded and checked in one place.
 
     policy.py kernels [--matrix M ...] [--bench B ...]
         the kernel names, one per line: all of policy/kernels, or only
@@ -7,8 +7,13 @@
     policy.py kernel NAME
         shell assignments for one kernel: tree=, flavour=, fragments=
     policy.py check [--matrix M ...] [--bench B ...]
-        fail, naming file and line, on a malformed policy/kernels or a
-        cell or bench line that names a kernel it does not define
+        fail, naming file and line, on a malformed policy/kernels, a cell
+        or bench line that names a kernel it does not define, a cell's
+        expect column with an unknown key or a bad value, or a
+        policy/lifetime column that is not a cell of policy/matrix or
+        policy/matrix-debug running guest:lifetime (or such a cell
+        without a column), or a row that is not a channel of
+        tests/scan/channels (or a channel without a row)
 
 A bad line is an error with its file and line, before anything is built.
 Only standard library modules are used.
@@ -22,6 +27,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 KERNELS = os.path.join(TOP, "policy", "kernels")
+# The matrices whose cells policy/lifetime may name (make check, make
+# check-debug), and the channels the host scanner counts.
+MATRICES = (os.path.join(TOP, "policy", "matrix"), os.path.join(TOP, "policy", "matrix-debug"))
+LIFETIME = os.path.join(TOP, "policy", "lifetime")
+CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -94,6 +104,174 @@ def used_kernels(kernels, matrices=(), benches=()):
     return used
 
 
+# --- the matrix ----------------------------------------------------------------
+
+# Every key a cell's expect column may hold, and who reads it.  A key that
+# is not here is an error: a typo (polcy=full) would otherwise drop a check.
+EXPECT_KEYS = {
+    "policy": "the effective policy the kernel must report (tests/results.py, LAVA)",
+    "error": "a rejected value a pr_err must name (tests/results.py, LAVA)",
+    "report": "<suite>.<case> that provokes a report on purpose, repeatable "
+              "(tests/results.py)",
+    "timeout": "boot budget in seconds (tests/run-cell.sh, LAVA)",
+    "mem": "guest RAM in MiB (tests/run-cell.sh)",
+    "verdict": "what the harness must conclude about a cell of "
+               "tests/harness/broken.matrix (tests/harness/test_harness.py)",
+}
+EXPECT_REPEATABLE = ("report",)
+EXPECT_NUMBERS = ("timeout", "mem")
+EXPECT_PAIR = re.compile(r'(\w[\w-]*)=("([^"]*)"|\S*)')
+
+
+def parse_expect(text, where):
+    """'policy=full error="pages,nope"' to a dict; quotes allow spaces/empty.
+    An unknown key, a key given twice (but report) or a timeout/mem that is
+    not a positive number is an error naming where."""
+    expect = {}
+    for m in EXPECT_PAIR.finditer(text):
+        key, value = m.group(1), m.group(3) if m.group(3) is not None else m.group(2)
+        if key not in EXPECT_KEYS:
+            raise PolicyError(f"{where}: unknown expectation {key}={value} (known: "
+                              f"{', '.join(EXPECT_KEYS)})")
+        if key in EXPECT_NUMBERS and not re.fullmatch(r"[1-9][0-9]*", value):
+            raise PolicyError(f"{where}: {key}={value}: a positive whole number")
+        if key in expect and key in EXPECT_REPEATABLE:
+            expect[key] += " " + value
+        elif key in expect:
+            raise PolicyError(f"{where}: {key} given twice")
+        else:
+            expect[key] = value
+    leftover = EXPECT_PAIR.sub("", text).strip()
+    if leftover:
+        raise PolicyError(f"{where}: cannot read expectation {leftover!r}")
+    return expect
+
+
+def read_matrix(path, kernels=None):
+    """policy/matrix (or a harness test matrix) as a list of cell dicts,
+    each with "where" (file:line); every field checked."""
+    cells = []
+    kernels = read_kernels() if kernels is None else kernels
+    seen = {}
+    for lineno, (name, kernel, args, tests, expect) in rows(path, 5):
+        where = f"{path}:{lineno}"
+        if name in seen:
+            raise PolicyError(f"{where}: cell {name} is already defined at {seen[name]}")
+        seen[name] = where
+        if kernel not in kernels:
+            raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
+                              f"(one of {', '.join(kernels)})")
+        cells.append({
+            "cell": name,
+            "kernel": kernel,
+            "args": args,
+            "tests": tests.split(),
+            "expect": parse_expect(expect, where),
+            "where": where,
+        })
+    return cells
+
+
+# --- policy/lifetime and the channels ------------------------------------------
+
+LIFETIME_VALUES = ("0", "found", "-", "n/a")
+
+
+def lifetime_rows(path):
+    """policy/lifetime as (header line, [cells], [(line, channel, [values])]),
+    each row checked against the header."""
+    header, cells, body, seen = None, None, [], {}
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as e:
+        raise PolicyError(f"{path}: {e.strerror}")
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if line.lstrip().startswith("#") or not line.strip():
+                continue
+            words = line.split()
+            if cells is None:
+                if words[0] != "channel":
+                    raise PolicyError(f"{path}:{lineno}: the first row must name the cells")
+                header, cells = lineno, words[1:]
+                dup = [c for c in cells if cells.count(c) > 1]
+                if dup:
+                    raise PolicyError(f"{path}:{lineno}: column {dup[0]} named twice")
+                continue
+            if len(words) != len(cells) + 1:
+                raise PolicyError(f"{path}:{lineno}: {len(words) - 1} values for "
+                                  f"{len(cells)} cells")
+            if words[0] in seen:
+                raise PolicyError(f"{path}:{lineno}: channel {words[0]} already has a row "
+                                  f"at line {seen[words[0]]}")
+            seen[words[0]] = lineno
+            for want in words[1:]:
+                if want not in LIFETIME_VALUES:
+                    raise PolicyError(f"{path}:{lineno}: {want!r} is not 0, found, - or n/a")
+            body.append((lineno, words[0], words[1:]))
+    if cells is None:
+        raise PolicyError(f"{path}: no row naming the cells")
+    return header, cells, body
+
+
+def read_lifetime(path=LIFETIME):
+    """policy/lifetime: {cell: {channel: "0" | "found" | "-" | "n/a"}}."""
+    _, cells, body = lifetime_rows(path)
+    table = {c: {} for c in cells}
+    for _, channel, values in body:
+        for c, want in zip(cells, values):
+            table[c][channel] = want
+    return table
+
+
+def read_channels(path=CHANNELS):
+    """tests/scan/channels: {channel: line}, in file order."""
+    channels = {}
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as e:
+        raise PolicyError(f"{path}: {e.strerror}")
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if line.lstrip().startswith("#") or not line.strip():
+                continue
+            channels.setdefault(line.split()[0], lineno)
+    return channels
+
+
+def check_lifetime(path=LIFETIME, matrices=MATRICES, channels=CHANNELS, kernels=None):
+    """Every column of policy/lifetime is a cell of one of the matrices that
+    runs guest:lifetime, and every such cell has a column; every row is a
+    channel of tests/scan/channels, and every channel has a row."""
+    header, cells, body = lifetime_rows(path)
+    scanned = {}
+    for m in matrices:
+        for c in read_matrix(m, kernels):
+            if "guest:lifetime" in c["tests"]:
+                scanned.setdefault(c["cell"], c["where"])
+            else:
+                scanned.setdefault(c["cell"], None)
+    for c in cells:
+        if c not in scanned:
+            raise PolicyError(f"{path}:{header}: column {c} is not a cell of "
+                              f"{' or '.join(matrices)}")
+        if scanned[c] is None:
+            raise PolicyError(f"{path}:{header}: column {c}: the cell does not run "
+                              f"guest:lifetime")
+    for c, where in scanned.items():
+        if where is not None and c not in cells:
+            raise PolicyError(f"{where}: cell {c} runs guest:lifetime but {path} has "
+                              f"no column for it")
+    known = read_channels(channels)
+    for lineno, channel, _ in body:
+        if channel not in known:
+            raise PolicyError(f"{path}:{lineno}: {channel} is not a channel of {channels}")
+    rows_ = {channel for _, channel, _ in body}
+    for channel, lineno in known.items():
+        if channel not in rows_:
+            raise PolicyError(f"{channels}:{lineno}: channel {channel} has no row in {path}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -101,6 +279,12 @@ def main(argv=None):
         p = sub.add_parser(name)
         p.add_argument("--matrix", action="append", default=[])
         p.add_argument("--bench", action="append", default=[])
+    p = sub.choices["check"]
+    p.add_argument("--lifetime", default=LIFETIME, help="checked against --lifetime-matrix")
+    p.add_argument("--lifetime-matrix", action="append",
+                   help="the matrices whose cells policy/lifetime names "
+                        "(default: policy/matrix and policy/matrix-debug)")
+    p.add_argument("--channels", default=CHANNELS)
     p = sub.add_parser("kernel")
     p.add_argument("name")
     args = ap.parse_args(argv)
@@ -117,6 +301,10 @@ def main(argv=None):
     if args.cmd == "kernels":
         for name in (used if args.matrix or args.bench else kernels):
             print(name)
+        return 0
+    for m in args.matrix:
+        read_matrix(m, kernels)
+    check_lifetime(args.lifetime, args.lifetime_matrix or MATRICES, args.channels, kernels)
     return 0
 
 

@@ -1,6 +1,8 @@
-"""Tests of the kernel definitions (tests/policy.py) and of the Debian
-fragment (Kconfig-fragments/debian.py), on small files made here: no
-kernel tree, no build.  Prints KTAP (tests/ktap_runner.py); -v adds a
+"""Tests of the loader of policy/ (tests/policy.py: kernels, matrix cells
+and their expectations, policy/lifetime against the matrices and the
+channels) and of the Debian fragment (Kconfig-fragments/debian.py), on
+the real files and on small files made here: no kernel tree, no build.
+Run by "make unit"; prints KTAP (tests/ktap_runner.py), -v adds a
 failure's traceback."""
 
 import importlib.util
@@ -74,6 +76,162 @@ class KernelsTest(unittest.TestCase):
         m = write(self.d, "matrix", "# h\nc | y | | | policy=none\n")
         with self.assertRaisesRegex(SystemExit, r"matrix:2: kernel 'y' is not in policy/kernels"):
             policy.used_kernels(k, [m])
+
+
+class MatrixTest(unittest.TestCase):
+    """Cells and their expect column, policy/lifetime against the matrices
+    and tests/scan/channels: each rejection names file and line."""
+
+    KERNELS = {"lab-vanilla": {}, "lab-patched": {}}
+    HEAD = "# cell | kernel | args | tests | expect\n"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def matrix(self, text, name="matrix"):
+        return write(self.d, name, self.HEAD + text)
+
+    def cells(self, text):
+        return policy.read_matrix(self.matrix(text), self.KERNELS)
+
+    def test_the_real_matrices_load(self):
+        for m in ("policy/matrix", "policy/matrix-debug", "tests/harness/broken.matrix"):
+            cells = policy.read_matrix(os.path.join(TOP, m))
+            self.assertTrue(cells, m)
+        full = {c["cell"]: c for c in policy.read_matrix(os.path.join(TOP, "policy", "matrix"))}
+        self.assertEqual(full["verify"]["expect"]["report"],
+                         "sanitize_mem.verify_page sanitize_mem.verify_slab")
+        self.assertEqual(full["distro-full"]["expect"]["mem"], "1024")
+
+    def test_known_keys(self):
+        c = self.cells('a | lab-patched | | | policy=full error="" timeout=45 mem=1024 '
+                       'report=s.a report=s.b verdict="fail:x y"\n')
+        self.assertEqual(c[0]["expect"], {"policy": "full", "error": "", "timeout": "45",
+                                          "mem": "1024", "report": "s.a s.b",
+                                          "verdict": "fail:x y"})
+        self.assertTrue(c[0]["where"].endswith("matrix:2"))
+
+    def test_unknown_key_names_file_and_line(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:3: unknown expectation polcy=full "
+                                    r"\(known: policy, error"):
+            self.cells("a | lab-patched | | | policy=full\nb | lab-patched | | | polcy=full\n")
+
+    def test_unknown_quoted_key(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: unknown expectation erorr=pages,nope"):
+            self.cells('a | lab-patched | | | policy=full erorr="pages,nope"\n')
+
+    def test_garbage_is_an_error(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: cannot read expectation 'garbage'"):
+            self.cells("a | lab-patched | | | policy=full garbage\n")
+
+    def test_numbers(self):
+        for bad in ("mem=1G", "mem=", "timeout=0", "timeout=-5", 'timeout="45 s"'):
+            with self.assertRaisesRegex(SystemExit, r"matrix:2: (mem|timeout)=.*positive",
+                                        msg=bad):
+                self.cells(f"a | lab-patched | | | policy=full {bad}\n")
+
+    def test_key_given_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: policy given twice"):
+            self.cells("a | lab-patched | | | policy=full policy=off\n")
+
+    def test_cell_defined_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:3: cell a is already defined at "
+                                    r".*matrix:2"):
+            self.cells("a | lab-patched | | | policy=full\na | lab-vanilla | | | policy=none\n")
+
+    def test_unknown_kernel(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: kernel 'lab-patchd'"):
+            self.cells("a | lab-patchd | | | policy=full\n")
+
+
+class LifetimeCheckTest(unittest.TestCase):
+    """policy/lifetime: columns are cells that scan, rows are channels."""
+
+    KERNELS = {"lab-vanilla": {}}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.d = self.tmp.name
+        self.m1 = write(d, "matrix", "# h\n"
+                        "a | lab-vanilla | | guest:lifetime | policy=none\n"
+                        "n | lab-vanilla | | kunit:x | policy=none\n")
+        self.m2 = write(d, "matrix-debug", "b | lab-vanilla | | guest:lifetime | policy=none\n")
+        self.channels = write(d, "channels", "# c\nheap  one\nwifi-x  key=13 two\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, lifetime, channels=None):
+        path = write(self.d, "lifetime", lifetime)
+        policy.check_lifetime(path, (self.m1, self.m2), channels or self.channels,
+                              self.KERNELS)
+
+    def test_consistent(self):
+        self.check("# x\nchannel a b\nheap found 0\nwifi-x 0 0\n")
+
+    def test_the_real_files_agree(self):
+        policy.check_lifetime()
+        t = policy.read_lifetime()
+        self.assertEqual(t["vanilla"]["msgq"], "n/a")
+
+    def test_column_not_a_cell(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:2: column c is not a cell of "
+                                    r".*matrix or .*matrix-debug"):
+            self.check("# x\nchannel a b c\nheap found 0 0\nwifi-x 0 0 0\n")
+
+    def test_column_typo(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:1: column bb is not a cell"):
+            self.check("channel a bb\nheap found 0\nwifi-x 0 0\n")
+
+    def test_column_of_a_cell_that_does_not_scan(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:1: column n: the cell does not "
+                                    r"run guest:lifetime"):
+            self.check("channel a b n\nheap found 0 0\nwifi-x 0 0 0\n")
+
+    def test_scanning_cell_without_column(self):
+        with self.assertRaisesRegex(SystemExit, r"matrix-debug:1: cell b runs guest:lifetime "
+                                    r"but .*lifetime has no column"):
+            self.check("channel a\nheap found\nwifi-x 0\n")
+
+    def test_row_not_a_channel(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:4: hepa is not a channel of "
+                                    r".*channels"):
+            self.check("channel a b\nheap found 0\nwifi-x 0 0\nhepa 0 0\n")
+
+    def test_channel_without_row(self):
+        with self.assertRaisesRegex(SystemExit, r"channels:3: channel wifi-x has no row"):
+            self.check("channel a b\nheap found 0\n")
+
+    def test_row_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:3: channel heap already has a row "
+                                    r"at line 2"):
+            self.check("channel a b\nheap found 0\nheap 0 0\nwifi-x 0 0\n")
+
+    def test_column_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:1: column a named twice"):
+            self.check("channel a b a\nheap found 0 0\nwifi-x 0 0 0\n")
+
+    def test_bad_value(self):
+        with self.assertRaisesRegex(SystemExit, r"lifetime:2: 'skip' is not 0, found"):
+            self.check("channel a b\nheap found skip\nwifi-x 0 0\n")
+
+    def test_a_typo_in_a_matrix_fails_the_check(self):
+        write(self.d, "matrix-debug", "b | lab-vanilla | | guest:lifetime | polcy=none\n")
+        with self.assertRaisesRegex(SystemExit, r"matrix-debug:1: unknown expectation polcy"):
+            self.check("channel a b\nheap found 0\nwifi-x 0 0\n")
+
+    def test_command_line_check(self):
+        """policy.py check, as make kernel calls it, on the real files."""
+        self.assertEqual(policy.main(["check", "--matrix", os.path.join(TOP, "policy", "matrix"),
+                                      "--bench", os.path.join(TOP, "policy", "bench")]), 0)
+        bad = write(self.d, "bad-lifetime", "channel vanilla nope\nheap found 0\n")
+        with self.assertRaisesRegex(SystemExit, r"bad-lifetime:1: column nope is not a cell"):
+            policy.main(["check", "--matrix", os.path.join(TOP, "policy", "matrix"),
+                         "--lifetime", bad])
 
 
 class DebianFragmentTest(unittest.TestCase):
