@@ -63,7 +63,7 @@ CELL_ENV = OBJ=$(OBJ) \
 	ACCEL=$$(cat $(B)/accel)
 
 .PHONY: all check check-debug deps trees pristine kernel initramfs accel matrix boot cell \
-	unit harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
+	unit judge harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
@@ -109,6 +109,9 @@ help:
 	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
 	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
 	@echo 'make cell CELL=name  boot one cell and judge it'
+	@echo 'make judge           judge again the saved console logs of build/results/<cell>/'
+	@echo '                     (and the broken cells of harness-tests) without booting,'
+	@echo '                     and rewrite the summary (MATRIX=, RESULTS= as for make matrix)'
 	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
 	@echo '                     their table build/results/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
@@ -258,6 +261,20 @@ cell: kernel initramfs accel
 	@[ -n "$(CELL)" ] || { echo "usage: make cell CELL=name (one of: $(CELLS))" >&2; exit 2; }
 	@mkdir -p $(RESULTS)
 	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $(CELL) $(RESULTS)
+
+# The judge run again on what the last boots left (console.log, status,
+# lifetime.json of each cell) without booting: a change to the judge,
+# policy/matrix's expectations or policy/lifetime checked in seconds.  The
+# broken cells of make harness-tests too, when make check left them.
+judge:
+	@python3 tests/results.py judge --matrix $(MATRIX) --results $(RESULTS)
+	@if [ -f $(RESULTS)/harness/result.json ] && [ -d $(HARNESS_CELLS) ]; then \
+		python3 tests/results.py judge --matrix tests/harness/broken.matrix \
+			--results $(HARNESS_CELLS) >/dev/null; \
+		python3 tests/harness/test_harness.py --cells $(HARNESS_CELLS) \
+			--matrix tests/harness/broken.matrix --out $(RESULTS)/harness; \
+	fi; \
+	$(MAKE) --no-print-directory summary
 
 SUMMARY_MATRIX = $(MATRIX)
 summary:

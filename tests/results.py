@@ -4,12 +4,14 @@
 The expect driver (tests/run-cell.exp) only knows whether the guest got
 through its stages in time.  Everything else is decided here, from the saved
 console log, so it can be tested on saved logs without booting anything
-(tests/harness/test_results.py):
+(tests/harness/test_harness.py):
 
   cell     judge one cell: boot health (panic, oops, BUG, WARNING, timeout),
            the policy the kernel reported against policy/matrix, and every
            KTAP result (KUnit suites and guest programs); writes
            <dir>/result.json and prints one line.
+  judge    the same for every cell of a matrix whose console.log is saved
+           under a results directory (make judge: no boot).
   summary  gather every build/results/*/result.json into summary.txt,
            results.json (KCIDB-shaped tests) and junit.xml; print the table
            and a final "N passed, N failed" line; exit 1 on any failure.
@@ -325,21 +327,44 @@ def judge_reject(value, lines):
 
 
 def cmd_cell(args):
+    cell = find_cell(read_matrix(args.matrix), args.cell)
+    lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
+    judge_dir(cell, args.dir, args.root, lifetime)
+    return 0
+
+
+def cmd_judge(args):
+    """Every cell of the matrix whose console log is saved under --results,
+    judged again as tests/run-cell.sh judged it after its boot."""
     cells = read_matrix(args.matrix)
-    cell = find_cell(cells, args.cell)
-    log = os.path.join(args.dir, "console.log")
+    lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
+    root = os.path.dirname(os.path.abspath(args.results))
+    judged = 0
+    for cell in cells:
+        cell_dir = os.path.join(args.results, cell["cell"])
+        if os.path.isfile(os.path.join(cell_dir, "console.log")):
+            judge_dir(cell, cell_dir, root, lifetime)
+            judged += 1
+    print(f"judge: {judged} of the {len(cells)} cells of {args.matrix} judged again "
+          f"from their console logs in {args.results}")
+    return 0
+
+
+def judge_dir(cell, cell_dir, root, lifetime):
+    """Judge a cell from what its boot left in cell_dir (console.log, status,
+    lifetime.json, ...); write cell_dir/result.json and print one line."""
+    log = os.path.join(cell_dir, "console.log")
     try:
         with open(log, encoding="utf-8", errors="replace", newline="") as f:
             lines = clean_lines(f.read())
     except FileNotFoundError:
         lines = []
-    status = read_status(os.path.join(args.dir, "status"))
-    lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
-    tests = judge_cell(cell, lines, status, args.dir, lifetime)
+    status = read_status(os.path.join(cell_dir, "status"))
+    tests = judge_cell(cell, lines, status, cell_dir, lifetime)
     meta = {}
     for key in ("cmdline", "qemu-version", "accel"):
         try:
-            with open(os.path.join(args.dir, key), encoding="utf-8") as f:
+            with open(os.path.join(cell_dir, key), encoding="utf-8") as f:
                 meta[key] = f.read().strip()
         except FileNotFoundError:
             meta[key] = ""
@@ -349,13 +374,13 @@ def cmd_cell(args):
         "args": cell["args"],
         "expect": cell["expect"],
         "seconds": status.get("seconds"),
-        "log": os.path.relpath(log, args.root) if args.root else log,
-        "config": os.path.join(os.path.dirname(os.path.relpath(log, args.root)
-                                               if args.root else log), "config"),
+        "log": os.path.relpath(log, root) if root else log,
+        "config": os.path.join(os.path.dirname(os.path.relpath(log, root)
+                                               if root else log), "config"),
         **meta,
         "tests": tests,
     }
-    with open(os.path.join(args.dir, "result.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(cell_dir, "result.json"), "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)
         f.write("\n")
     bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
@@ -368,7 +393,6 @@ def cmd_cell(args):
     for t in bad[:1]:
         if t["context"]:
             print("    | " + t["context"].replace("\n", "\n    | "))
-    return 0
 
 
 # --- the whole run -----------------------------------------------------------
@@ -583,6 +607,12 @@ def main(argv=None):
     c.add_argument("--lifetime", default="policy/lifetime",
                    help="what each channel must show per cell")
     c.set_defaults(func=cmd_cell)
+    j = sub.add_parser("judge", help="judge again every cell whose console log is saved")
+    j.add_argument("--matrix", required=True)
+    j.add_argument("--results", required=True, help="the cells' directories are here")
+    j.add_argument("--lifetime", default="policy/lifetime",
+                   help="what each channel must show per cell")
+    j.set_defaults(func=cmd_judge)
     s = sub.add_parser("summary", help="collect all results")
     s.add_argument("--results", required=True)
     s.add_argument("--matrix", help="report cells of this matrix that left no result")

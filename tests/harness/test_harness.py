@@ -16,6 +16,8 @@
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -151,6 +153,63 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
         with self.assertRaises(SystemExit):
             results.parse_expect("policy=full garbage", "x")
+
+
+class JudgeAgainTest(unittest.TestCase):
+    """results.py judge (make judge): saved logs judged again, no boot."""
+
+    def setUp(self):
+        d = tempfile.mkdtemp(prefix="judge-test.")
+        self.addCleanup(shutil.rmtree, d, True)
+        self.matrix = os.path.join(d, "matrix")
+        with open(self.matrix, "w", encoding="utf-8") as f:
+            f.write("full | lab-patched | sanitize_mem=full | kunit:sanitize_mem | policy=full\n"
+                    "pages | lab-patched | sanitize_mem=pages | | policy=pages\n"
+                    "never | lab-patched | | | policy=full\n")
+        self.results = os.path.join(d, "results")
+        for name in ("full", "pages"):
+            os.makedirs(os.path.join(self.results, name))
+            shutil.copy(os.path.join(LOGS, "kunit-pass.log"),
+                        os.path.join(self.results, name, "console.log"))
+            with open(os.path.join(self.results, name, "status"), "w", encoding="utf-8") as f:
+                f.write("result=pass\nseconds=3\n")
+        # A stale result that the saved log contradicts.
+        with open(os.path.join(self.results, "pages", "result.json"), "w",
+                  encoding="utf-8") as f:
+            json.dump({"cell": "pages", "tests": [{"path": "policy", "status": "PASS"}]}, f)
+
+    def judge(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(results.main(["judge", "--matrix", self.matrix,
+                                           "--results", self.results]), 0)
+        return out.getvalue()
+
+    def result(self, name):
+        with open(os.path.join(self.results, name, "result.json"), encoding="utf-8") as f:
+            return json.load(f)
+
+    def test_saved_logs_judged_again(self):
+        out = self.judge()
+        self.assertIn("cell full: PASS", out)
+        self.assertIn("cell pages: FAIL", out)
+        self.assertIn("judge: 2 of the 3 cells", out)
+        full = self.result("full")
+        self.assertEqual(full["log"], "results/full/console.log")
+        self.assertEqual(by_path(full["tests"])["kunit.sanitize_mem.pages_order0"]["status"],
+                         "PASS")
+        self.assertEqual(by_path(self.result("pages")["tests"])["policy"]["status"], "FAIL")
+        self.assertFalse(os.path.exists(os.path.join(self.results, "never")))
+
+    def test_same_as_the_cell_command(self):
+        self.judge()
+        again = self.result("full")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            results.main(["cell", "--matrix", self.matrix, "--cell", "full",
+                          "--dir", os.path.join(self.results, "full"),
+                          "--root", os.path.dirname(self.results)])
+        self.assertEqual(again, self.result("full"))
 
 
 class LifetimeTest(unittest.TestCase):
