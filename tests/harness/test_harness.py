@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -306,17 +307,18 @@ printf 'HARNESS: END\\n'
         if shutil.which("expect") is None:
             self.skipTest("no expect on this machine (make deps installs it)")
 
-    def drive(self, guest):
+    def drive(self, guest, hook_text=HOOK, env=None):
         d = tempfile.mkdtemp(prefix="console-test.")
         self.addCleanup(shutil.rmtree, d, True)
         hook = os.path.join(d, "hook")
         with open(hook, "w", encoding="utf-8") as f:
-            f.write("#!/bin/sh\n" + self.HOOK)
+            f.write("#!/bin/sh\n" + hook_text)
         os.chmod(hook, 0o755)
         logf, status = os.path.join(d, "console.log"), os.path.join(d, "status")
         subprocess.run(["expect", "-f", os.path.join(os.path.dirname(HERE), "run-cell.exp"),
                         logf, status, "20", "sh", "-c", guest],
-                       env=dict(os.environ, SECRET_HOOK=hook), timeout=60, check=False,
+                       env=dict(os.environ, SECRET_HOOK=hook, **(env or {})), timeout=60,
+                       check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(status, encoding="utf-8") as f:
             fields = dict(line.rstrip("\n").partition("=")[::2] for line in f)
@@ -328,6 +330,19 @@ printf 'HARNESS: END\\n'
         self.assertEqual((fields["result"], fields["stage"]), ("pass", "end"),
                          fields.get("reason"))
         self.assertNotIn("typed ", text)
+
+    def test_hook_that_hangs_is_a_timeout(self):
+        # The hook's child holds its output open: it must be killed too.
+        started = time.monotonic()
+        fields, text = self.drive(self.GUEST, "sleep 30; echo late\n", {"HOOK_TIMEOUT": "1"})
+        self.assertLess(time.monotonic() - started, 15)
+        self.assertEqual((fields["result"], fields["stage"]), ("timeout", "init"))
+        self.assertIn("secret hook", fields["reason"])
+        self.assertIn("type tty 0123abcd) did not finish within 1 s", fields["reason"])
+
+    def test_hook_that_fails_is_said(self):
+        fields, _ = self.drive(self.GUEST, "echo nope >&2; exit 3\n")
+        self.assertIn("cannot derive the tty secret", fields["reason"])
 
     def test_guest_that_stops_early_is_eof(self):
         fields, _ = self.drive("printf 'Linux version fake\\n'")
