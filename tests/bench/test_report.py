@@ -260,6 +260,7 @@ class ReaderTest(Case):
                     time.sleep(0.05)
                     w.write(data[10:])
                     time.sleep(0.2)
+                time.sleep(0.05)                        # every gap 0.25 s, this one too
                 w.write(b"bench-clock: seq=5 trunc")     # no newline at the end
         threading.Thread(target=guest, daemon=True).start()
         self.assertEqual(p.wait(timeout=30), 0, p.stderr.read())
