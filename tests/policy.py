@@ -42,8 +42,16 @@ class PolicyError(SystemExit):
     pass
 
 
+def shown(path):
+    """path as errors name it: relative to the current directory when it
+    is below it (policy/matrix:27 from the top, where make runs)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def rows(path, nfields):
     """(lineno, [fields]) of a "|"-separated policy file, comments dropped."""
+    path = shown(path)
     try:
         f = open(path, encoding="utf-8")
     except OSError as e:
@@ -62,6 +70,7 @@ def rows(path, nfields):
 def read_kernels(path=KERNELS):
     """{name: {"tree", "flavour", "fragments": [...], "where"}}, in file order."""
     kernels = {}
+    path = shown(path)
     for lineno, (name, tree, flavour, fragments) in rows(path, 4):
         where = f"{path}:{lineno}"
         if not NAME.match(name):
@@ -93,7 +102,7 @@ def read_kernels(path=KERNELS):
 def used_kernels(kernels, matrices=(), benches=()):
     """Kernel names used by matrix (5 fields) and bench (3 fields) files, checked."""
     used = []
-    for path, nfields in [(m, 5) for m in matrices] + [(b, 3) for b in benches]:
+    for path, nfields in [(shown(m), 5) for m in matrices] + [(shown(b), 3) for b in benches]:
         for lineno, fields in rows(path, nfields):
             k = fields[1]
             if k not in kernels:
@@ -153,6 +162,7 @@ def read_matrix(path, kernels=None):
     cells = []
     kernels = read_kernels() if kernels is None else kernels
     seen = {}
+    path = shown(path)
     for lineno, (name, kernel, args, tests, expect) in rows(path, 5):
         where = f"{path}:{lineno}"
         if name in seen:
@@ -181,6 +191,7 @@ def lifetime_rows(path):
     """policy/lifetime as (header line, [cells], [(line, channel, [values])]),
     each row checked against the header."""
     header, cells, body, seen = None, None, [], {}
+    path = shown(path)
     try:
         f = open(path, encoding="utf-8")
     except OSError as e:
@@ -227,6 +238,7 @@ def read_lifetime(path=LIFETIME):
 def read_channels(path=CHANNELS):
     """tests/scan/channels: {channel: line}, in file order."""
     channels = {}
+    path = shown(path)
     try:
         f = open(path, encoding="utf-8")
     except OSError as e:
@@ -243,6 +255,7 @@ def check_lifetime(path=LIFETIME, matrices=MATRICES, channels=CHANNELS, kernels=
     """Every column of policy/lifetime is a cell of one of the matrices that
     runs guest:lifetime, and every such cell has a column; every row is a
     channel of tests/scan/channels, and every channel has a row."""
+    path, channels, matrices = shown(path), shown(channels), [shown(m) for m in matrices]
     header, cells, body = lifetime_rows(path)
     scanned = {}
     for m in matrices:
