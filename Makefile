@@ -71,10 +71,15 @@ all: kernel initramfs accel
 	@$(MAKE) --no-print-directory matrix; \
 	$(MAKE) --no-print-directory summary
 
-check: kernel initramfs accel
+# The tests that need no kernel run first, so a broken harness shows in
+# seconds; a kernel that does not build still ends in the summary line.
+check:
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory unit || \
 		echo "check: make unit failed (see above); carrying on, the summary counts it" >&2
+	@$(MAKE) --no-print-directory kernel initramfs accel || { \
+		echo "check: a kernel or the initramfs did not build (see above)" >&2; \
+		$(MAKE) --no-print-directory summary; exit 1; }
 	@$(MAKE) --no-print-directory config-diff >/dev/null && \
 		tail -qn 1 $(RESULTS)/config-diff/*.txt | sed 's,$$, (build/results/config-diff/),'
 	@$(MAKE) --no-print-directory matrix; \
