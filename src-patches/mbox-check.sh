@@ -28,6 +28,7 @@ n=$(git -C "$tree" rev-list --count "pristine..$series")
 
 tmp=$(mktemp -d /tmp/mbox-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
 # b4 wants a git identity and writes a cache under $HOME: give it its own.
 mkdir "$tmp/home" "$tmp/b4"
 git config --file "$tmp/home/.gitconfig" user.name "mbox check"

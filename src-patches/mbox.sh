@@ -34,6 +34,7 @@ n=$(git -C "$tree" rev-list --count "pristine..$head")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$out.tmp" "$out.head.tmp"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
 mkdir "$tmp/patches" "$tmp/to"
 
 git -C "$tree" format-patch -q --cover-letter --zero-commit --thread=shallow \
