@@ -49,7 +49,8 @@ def read_base_cmdline(path=os.path.join(TOP, "qemu-boot", "cmdline")):
 
 BASE_CMDLINE = read_base_cmdline()
 DEFAULT_TIMEOUT = 300          # seconds, the harness's TIMEOUT default
-MEMORY = 512                   # MiB, qemu-boot/run-qemu.sh's MEM default
+MEMORY = 512                   # MiB, qemu-boot/run-qemu.sh's MEM default;
+                               # a cell's expect mem=<MiB> overrides it
 SMP = 2                        # run-qemu.sh's SMP default
 
 # Guest programs that need the host during the run (they print
@@ -254,7 +255,7 @@ def render_job(cell, args):
     w(f"  sanitize_mem.expect: {q(json.dumps(cell['expect'], sort_keys=True))}")
     w("context:")
     w("  arch: x86_64")
-    w(f"  memory: {MEMORY}")
+    w(f"  memory: {cell['expect'].get('mem', MEMORY)}")
     extra = [f"-smp {SMP}"]
     if args.accel == "tcg":
         w("  no_kvm: true")
