@@ -49,8 +49,8 @@ def shown(path):
     return path if rel.startswith("..") else rel
 
 
-def rows(path, nfields):
-    """(lineno, [fields]) of a "|"-separated policy file, comments dropped."""
+def lines(path):
+    """(lineno, line) of a policy file, comments and blank lines dropped."""
     path = shown(path)
     try:
         f = open(path, encoding="utf-8")
@@ -58,13 +58,19 @@ def rows(path, nfields):
         raise PolicyError(f"{path}: {e.strerror}")
     with f:
         for lineno, line in enumerate(f, 1):
-            if line.lstrip().startswith("#") or not line.strip():
-                continue
-            fields = [x.strip() for x in line.rstrip("\n").split("|")]
-            if len(fields) != nfields:
-                raise PolicyError(f"{path}:{lineno}: expected {nfields} fields separated "
-                                  f"by '|', got {len(fields)}")
-            yield lineno, fields
+            if not line.lstrip().startswith("#") and line.strip():
+                yield lineno, line
+
+
+def rows(path, nfields):
+    """(lineno, [fields]) of a "|"-separated policy file, comments dropped."""
+    path = shown(path)
+    for lineno, line in lines(path):
+        fields = [x.strip() for x in line.rstrip("\n").split("|")]
+        if len(fields) != nfields:
+            raise PolicyError(f"{path}:{lineno}: expected {nfields} fields separated "
+                              f"by '|', got {len(fields)}")
+        yield lineno, fields
 
 
 def read_kernels(path=KERNELS):
@@ -192,34 +198,27 @@ def lifetime_rows(path):
     each row checked against the header."""
     header, cells, body, seen = None, None, [], {}
     path = shown(path)
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as e:
-        raise PolicyError(f"{path}: {e.strerror}")
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if line.lstrip().startswith("#") or not line.strip():
-                continue
-            words = line.split()
-            if cells is None:
-                if words[0] != "channel":
-                    raise PolicyError(f"{path}:{lineno}: the first row must name the cells")
-                header, cells = lineno, words[1:]
-                dup = [c for c in cells if cells.count(c) > 1]
-                if dup:
-                    raise PolicyError(f"{path}:{lineno}: column {dup[0]} named twice")
-                continue
-            if len(words) != len(cells) + 1:
-                raise PolicyError(f"{path}:{lineno}: {len(words) - 1} values for "
-                                  f"{len(cells)} cells")
-            if words[0] in seen:
-                raise PolicyError(f"{path}:{lineno}: channel {words[0]} already has a row "
-                                  f"at line {seen[words[0]]}")
-            seen[words[0]] = lineno
-            for want in words[1:]:
-                if want not in LIFETIME_VALUES:
-                    raise PolicyError(f"{path}:{lineno}: {want!r} is not 0, found, - or n/a")
-            body.append((lineno, words[0], words[1:]))
+    for lineno, line in lines(path):
+        words = line.split()
+        if cells is None:
+            if words[0] != "channel":
+                raise PolicyError(f"{path}:{lineno}: the first row must name the cells")
+            header, cells = lineno, words[1:]
+            dup = [c for c in cells if cells.count(c) > 1]
+            if dup:
+                raise PolicyError(f"{path}:{lineno}: column {dup[0]} named twice")
+            continue
+        if len(words) != len(cells) + 1:
+            raise PolicyError(f"{path}:{lineno}: {len(words) - 1} values for "
+                              f"{len(cells)} cells")
+        if words[0] in seen:
+            raise PolicyError(f"{path}:{lineno}: channel {words[0]} already has a row "
+                              f"at line {seen[words[0]]}")
+        seen[words[0]] = lineno
+        for want in words[1:]:
+            if want not in LIFETIME_VALUES:
+                raise PolicyError(f"{path}:{lineno}: {want!r} is not 0, found, - or n/a")
+        body.append((lineno, words[0], words[1:]))
     if cells is None:
         raise PolicyError(f"{path}: no row naming the cells")
     return header, cells, body
