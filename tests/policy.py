@@ -237,16 +237,8 @@ def read_lifetime(path=LIFETIME):
 def read_channels(path=CHANNELS):
     """tests/scan/channels: {channel: line}, in file order."""
     channels = {}
-    path = shown(path)
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as e:
-        raise PolicyError(f"{path}: {e.strerror}")
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if line.lstrip().startswith("#") or not line.strip():
-                continue
-            channels.setdefault(line.split()[0], lineno)
+    for lineno, line in lines(path):
+        channels.setdefault(line.split()[0], lineno)
     return channels
 
 
