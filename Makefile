@@ -369,19 +369,11 @@ bench: kernel initramfs
 # report on an intact bench channel and every microbenchmark on the console;
 # the first errors, naming configuration and workload, are the test's message.
 bench-smoke: kernel initramfs
-	@mkdir -p $(RESULTS)/bench-smoke
-	@if $(BENCH_ENV) tests/bench/run-bench.sh --smoke 2>$(RESULTS)/bench-smoke.errors; \
-	then status=PASS; else status=FAIL; fi; \
-	cat $(RESULTS)/bench-smoke.errors >&2; \
-	python3 -c 'import json, sys; \
-	  errs = [l for l in open(sys.argv[2], errors="replace").read().splitlines() if "ERROR" in l]; \
-	  msg = "tests/bench/run-bench.sh --smoke (vanilla, off); figures not judged"; \
-	  json.dump({"cell": "bench-smoke", "kernel": "both", "args": "", "log": "bench-smoke.md", \
-	    "tests": [{"path": "every_workload_reported", "status": sys.argv[1], \
-	      "message": "; ".join(errs[:3]) if sys.argv[1] != "PASS" and errs else msg, \
-	      "context": "\n".join(errs)}]}, open(sys.argv[3], "w"), indent=1)' \
-		$$status $(RESULTS)/bench-smoke.errors $(RESULTS)/bench-smoke/result.json; \
-	[ $$status = PASS ]
+	@python3 tests/resultfile.py verdict --out $(RESULTS)/bench-smoke \
+		--cell bench-smoke --kernel both --log bench-smoke.md --test every_workload_reported \
+		--message 'tests/bench/run-bench.sh --smoke (vanilla, off); figures not judged' \
+		--errors $(RESULTS)/bench-smoke.errors -- \
+		env $(BENCH_ENV) tests/bench/run-bench.sh --smoke
 
 # docs/results.md (and the bench plot) regenerated from the last runs of
 # make lifetime / make check and make bench; a missing run is named.
@@ -407,12 +399,11 @@ lava-jobs:
 
 LAVA_CELL ?= vanilla
 lava-smoke: kernel initramfs
-	@mkdir -p $(RESULTS)/lava
-	@if lava/lava-smoke.sh $(LAVA_CELL); then status=PASS; else status=FAIL; fi; \
-	printf '{"cell": "lava", "kernel": "lab-vanilla", "args": "", "log": "%s",\n "tests": [{"path": "smoke.%s", "status": "%s", "message": "lava-run of the generated job for cell %s (build/lava/out/%s/results.txt)", "context": ""}]}\n' \
-		../lava/out/$(LAVA_CELL)/console.log $(LAVA_CELL) $$status $(LAVA_CELL) $(LAVA_CELL) \
-		> $(RESULTS)/lava/result.json; \
-	[ $$status = PASS ]
+	@python3 tests/resultfile.py verdict --out $(RESULTS)/lava \
+		--cell lava --kernel lab-vanilla --log ../lava/out/$(LAVA_CELL)/console.log \
+		--test smoke.$(LAVA_CELL) \
+		--message 'lava-run of the generated job for cell $(LAVA_CELL) (build/lava/out/$(LAVA_CELL)/results.txt)' \
+		-- lava/lava-smoke.sh $(LAVA_CELL)
 
 # --- patches ----------------------------------------------------------------------
 

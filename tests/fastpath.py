@@ -28,12 +28,13 @@ Writes OUTDIR/<function>.{vanilla,patched}.s (the reachable code),
 OUTDIR/<function>.diff, and OUTDIR/result.json (one test per function).
 """
 
-import json
 import os
 import re
 import subprocess
 import sys
 import difflib
+
+import resultfile
 
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
 TARGET = re.compile(r"\b([0-9a-f]{16}) <([^>+]+)(?:\+0x([0-9a-f]+))?>")
@@ -303,17 +304,13 @@ def main():
     for fn in functions:
         status, message = check(vanilla, patched, outdir, fn)
         print(f"fastpath: {status} {fn}: {message}")
-        tests.append({"path": f"fastpath.{fn}", "status": status, "message": message,
-                      "context": ""})
+        tests.append(resultfile.test(f"fastpath.{fn}", status, message))
     for fn in inline:
         status, message = check_inline(vanilla, patched, fn)
         print(f"fastpath: {status} inline {fn}: {message}")
-        tests.append({"path": f"fastpath.inline.{fn}", "status": status,
-                      "message": message, "context": ""})
-    with open(os.path.join(outdir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump({"cell": "fastpath", "kernel": "patched", "args": "sanitize_mem=off",
-                   "log": os.path.basename(outdir), "tests": tests}, f, indent=2)
-        f.write("\n")
+        tests.append(resultfile.test(f"fastpath.inline.{fn}", status, message))
+    resultfile.write(outdir, cell="fastpath", kernel="patched", args="sanitize_mem=off",
+                     log=os.path.basename(outdir), tests=tests)
     return 0 if all(t["status"] == "PASS" for t in tests) else 1
 
 

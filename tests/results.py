@@ -28,6 +28,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+import resultfile
 from policy import parse_expect, read_lifetime, read_matrix  # noqa: F401
 
 ORIGIN = "sanitize_mem"
@@ -226,8 +227,7 @@ def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
     tests = []
 
     def add(path, result, message="", context=""):
-        tests.append({"path": path, "status": result, "message": message,
-                      "context": context})
+        tests.append(resultfile.test(path, result, message, context))
 
     ktap = parse_ktap(lines)
 
@@ -368,21 +368,11 @@ def judge_dir(cell, cell_dir, root, lifetime):
                 meta[key] = f.read().strip()
         except FileNotFoundError:
             meta[key] = ""
-    result = {
-        "cell": cell["cell"],
-        "kernel": cell["kernel"],
-        "args": cell["args"],
-        "expect": cell["expect"],
-        "seconds": status.get("seconds"),
-        "log": os.path.relpath(log, root) if root else log,
-        "config": os.path.join(os.path.dirname(os.path.relpath(log, root)
-                                               if root else log), "config"),
-        **meta,
-        "tests": tests,
-    }
-    with open(os.path.join(cell_dir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
+    rel_log = os.path.relpath(log, root) if root else log
+    resultfile.write(cell_dir, cell=cell["cell"], kernel=cell["kernel"], args=cell["args"],
+                     log=rel_log, expect=cell["expect"], seconds=status.get("seconds"),
+                     config=os.path.join(os.path.dirname(rel_log), "config"), **meta,
+                     tests=tests)
     bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
     verdict = "PASS" if not bad else "FAIL"
     line = f"cell {cell['cell']}: {verdict} ({len(tests) - len(bad)}/{len(tests)} tests, " \
@@ -569,17 +559,11 @@ def cmd_ktap(args):
     tests are counted with the cells; no output at all is a MISS."""
     with open(args.log, encoding="utf-8", errors="replace", newline="") as f:
         found = parse_ktap(clean_lines(f.read()))
-    tests = [{"path": ".".join(r["path"]), "status": r["status"], "message": r["message"],
-              "context": ""} for r in found]
+    tests = [resultfile.test(".".join(r["path"]), r["status"], r["message"]) for r in found]
     if not tests:
-        tests = [{"path": "ktap", "status": "MISS", "message": f"no KTAP in {args.log}",
-                  "context": ""}]
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
-        json.dump({"cell": args.name, "kernel": "host", "args": "",
-                   "log": os.path.relpath(args.log, os.path.dirname(args.out)),
-                   "tests": tests}, f, indent=2)
-        f.write("\n")
+        tests = [resultfile.test("ktap", "MISS", f"no KTAP in {args.log}")]
+    resultfile.write(args.out, cell=args.name, kernel="host",
+                     log=os.path.relpath(args.log, os.path.dirname(args.out)), tests=tests)
     bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
     print(f"{args.name}: {len(tests) - len(bad)}/{len(tests)} passed")
     return 1 if bad else 0

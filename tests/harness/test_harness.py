@@ -30,6 +30,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import results  # noqa: E402  (tests/results.py)
+import resultfile  # noqa: E402  (tests/resultfile.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 
 LOGS = os.path.join(HERE, "logs")
@@ -289,6 +290,64 @@ class LifetimeTest(unittest.TestCase):
         self.assertIn("| msgq | n/a |", text)
 
 
+class ResultFileTest(unittest.TestCase):
+    """tests/resultfile.py, the one writer of result.json."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="resultfile-test.")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name, "result.json"), encoding="utf-8") as f:
+            return json.load(f)
+
+    def verdict(self, name, script, errors=True):
+        argv = ["verdict", "--out", os.path.join(self.dir, name), "--cell", name,
+                "--kernel", "host", "--test", "t", "--message", "all reported"]
+        if errors:
+            argv += ["--errors", os.path.join(self.dir, name + ".errors")]
+        with contextlib.redirect_stderr(io.StringIO()):
+            return resultfile.main(argv + ["--", "sh", "-c", script])
+
+    def test_unknown_status_is_refused(self):
+        # "OK" would be counted by the summary as neither passed nor failed.
+        with self.assertRaises(ValueError):
+            resultfile.write(self.dir, cell="c", kernel="k",
+                             tests=[{"path": "t", "status": "OK"}])
+        with self.assertRaises(ValueError):
+            resultfile.test("t", "pass")
+
+    def test_written_result_is_counted_by_the_summary(self):
+        resultfile.write(os.path.join(self.dir, "c"), cell="c", kernel="k",
+                         tests=[resultfile.test("a", "PASS"), resultfile.test("b", "MISS")])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(results.main(["summary", "--results", self.dir]), 1)
+        self.assertIn("1 passed, 1 failed", out.getvalue())
+
+    def test_failed_command_is_a_failed_test_with_its_errors(self):
+        rc = self.verdict("bad", "echo 'ERROR off: w1 never ended' >&2; echo noise >&2; exit 3")
+        self.assertEqual(rc, 3)
+        t = self.read("bad")["tests"][0]
+        self.assertEqual((t["path"], t["status"]), ("t", "FAIL"))
+        self.assertEqual(t["message"], "ERROR off: w1 never ended")
+        with open(os.path.join(self.dir, "bad.errors"), encoding="utf-8") as f:
+            self.assertIn("noise", f.read())
+
+    def test_passed_command_keeps_its_message(self):
+        self.assertEqual(self.verdict("good", "true", errors=False), 0)
+        t = self.read("good")["tests"][0]
+        self.assertEqual((t["status"], t["message"]), ("PASS", "all reported"))
+
+    def test_command_that_cannot_start_fails(self):
+        argv = ["verdict", "--out", os.path.join(self.dir, "gone"), "--cell", "gone",
+                "--kernel", "host", "--test", "t", "--message", "m", "--",
+                os.path.join(self.dir, "no-such-program")]
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(resultfile.main(argv), 127)
+        self.assertEqual(self.read("gone")["tests"][0]["status"], "FAIL")
+
+
 class ConsoleTest(unittest.TestCase):
     """tests/run-cell.exp driving a fake guest: a shell script on its pty."""
 
@@ -388,17 +447,13 @@ def main():
 
     tests = []
     for name, status, why in check_cells(args.cells, args.matrix):
-        tests.append({"path": f"detects.{name}", "status": status, "message": why,
-                      "context": ""})
+        tests.append(resultfile.test(f"detects.{name}", status, why))
     for t in tests:
         print(f"harness: {t['status']:4} {t['path']}" + (f" ({t['message']})" if t["message"] else ""))
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
-            json.dump({"cell": "harness", "kernel": "lab-vanilla", "args": "",
-                       "log": os.path.relpath(args.cells, os.path.dirname(args.out)),
-                       "tests": tests}, f, indent=2)
-            f.write("\n")
+        resultfile.write(args.out, cell="harness", kernel="lab-vanilla",
+                         log=os.path.relpath(args.cells, os.path.dirname(args.out)),
+                         tests=tests)
     return 1 if any(t["status"] != "PASS" for t in tests) else 0
 
 
