@@ -339,18 +339,13 @@ scanner-tests: initramfs
 
 # --- cost when disabled -----------------------------------------------------
 
-# The free fast paths of the patched kernel with every key off must gain
-# nothing over vanilla but jump-label NOPs: no call, no memory access.
-# The allocation fast paths may call sanitize_mem_* (a __GFP_SENSITIVE
-# allocation is marked whatever the keys say) but nothing vanilla inlines,
-# and their frames must be no deeper than vanilla's (STACKLEAK erases what
-# every allocating syscall reached).
-FASTPATH_FUNCTIONS := kfree kmem_cache_free free_unref_page __free_pages
-FASTPATH_INLINE := get_page_from_freelist kmem_cache_alloc_noprof __kmalloc_noprof \
-	kmem_cache_alloc_node_noprof __kmalloc_node_track_caller_noprof
+# The fast paths of policy/fastpath, read from the machine code of both
+# kernels: the free paths of the patched kernel with every key off must
+# gain nothing over vanilla but jump-label NOPs; the allocation paths may
+# call sanitize_mem_* but lose no inlining and no frame depth.
 fastpath: kernel
 	@python3 tests/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
-		$(RESULTS)/fastpath $(FASTPATH_FUNCTIONS) --inline $(FASTPATH_INLINE)
+		$(RESULTS)/fastpath
 
 # --- benchmarks -----------------------------------------------------------------
 

@@ -11,9 +11,10 @@ conditional branch are followed.  That reachable code of the patched kernel
 is compared with the vanilla kernel's: it may gain jump-label NOPs, but no
 call, no instruction touching memory and no other instruction.
 
-The allocation fast paths are held to a weaker rule, since a
-__GFP_SENSITIVE allocation has to be marked whatever the keys say: with
---inline FUNCTION..., the reachable code of each may call nothing that
+The functions and the rule each is held to are policy/fastpath's.  The
+allocation fast paths ("alloc") are held to a weaker rule, since a
+__GFP_SENSITIVE allocation has to be marked whatever the keys say: the
+reachable code of each may call nothing that
 vanilla's does not call but a sanitize_mem_* helper.  A hook that makes
 the compiler stop inlining a helper (post_alloc_hook() into
 get_page_from_freelist() once cost 0.4% of a tmpfs loop with every key
@@ -22,18 +23,19 @@ register (the slab verify hook once did, in every kmalloc() variant) shows
 as a deeper frame, which every allocating syscall pays in STACKLEAK's
 erase.
 
-usage: fastpath.py VANILLA_VMLINUX PATCHED_VMLINUX OUTDIR FUNCTION...
-                   [--inline FUNCTION...]
+usage: fastpath.py VANILLA_VMLINUX PATCHED_VMLINUX OUTDIR [--fastpath policy/fastpath]
 Writes OUTDIR/<function>.{vanilla,patched}.s (the reachable code),
 OUTDIR/<function>.diff, and OUTDIR/result.json (one test per function).
 """
 
+import argparse
 import os
 import re
 import subprocess
 import sys
 import difflib
 
+import policy
 import resultfile
 
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
@@ -289,23 +291,23 @@ def check_inline(vanilla, patched, function):
     return "PASS", facts
 
 
-def main():
-    args = sys.argv[1:]
-    inline = []
-    if "--inline" in args:
-        k = args.index("--inline")
-        args, inline = args[:k], args[k + 1:]
-    if len(args) < 4:
-        print(__doc__, file=sys.stderr)
-        return 2
-    vanilla, patched, outdir, functions = args[0], args[1], args[2], args[3:]
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("vanilla", help="vmlinux of the kernel without the series")
+    p.add_argument("patched", help="vmlinux of the kernel with it")
+    p.add_argument("outdir", help="the reachable code, the diffs and result.json go here")
+    p.add_argument("--fastpath", default=policy.FASTPATH,
+                   help="the functions and their rules")
+    args = p.parse_args(argv)
+    functions = policy.read_fastpath(args.fastpath)
+    vanilla, patched, outdir = args.vanilla, args.patched, args.outdir
     os.makedirs(outdir, exist_ok=True)
     tests = []
-    for fn in functions:
+    for fn in functions["free"]:
         status, message = check(vanilla, patched, outdir, fn)
         print(f"fastpath: {status} {fn}: {message}")
         tests.append(resultfile.test(f"fastpath.{fn}", status, message))
-    for fn in inline:
+    for fn in functions["alloc"]:
         status, message = check_inline(vanilla, patched, fn)
         print(f"fastpath: {status} inline {fn}: {message}")
         tests.append(resultfile.test(f"fastpath.inline.{fn}", status, message))

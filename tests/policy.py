@@ -13,7 +13,8 @@
         policy/lifetime column that is not a cell of policy/matrix or
         policy/matrix-debug running guest:lifetime (or such a cell
         without a column), or a row that is not a channel of
-        tests/scan/channels (or a channel without a row)
+        tests/scan/channels (or a channel without a row), or a line of
+        policy/fastpath that is not "free|alloc <function>"
 
 A bad line is an error with its file and line, before anything is built.
 Only standard library modules are used.
@@ -32,6 +33,7 @@ KERNELS = os.path.join(TOP, "policy", "kernels")
 MATRICES = (os.path.join(TOP, "policy", "matrix"), os.path.join(TOP, "policy", "matrix-debug"))
 LIFETIME = os.path.join(TOP, "policy", "lifetime")
 CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
+FASTPATH = os.path.join(TOP, "policy", "fastpath")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -276,6 +278,37 @@ def check_lifetime(path=LIFETIME, matrices=MATRICES, channels=CHANNELS, kernels=
             raise PolicyError(f"{channels}:{lineno}: channel {channel} has no row in {path}")
 
 
+# --- policy/fastpath -------------------------------------------------------------
+
+FASTPATH_RULES = ("free", "alloc")
+SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def read_fastpath(path=FASTPATH):
+    """policy/fastpath: {"free": [functions], "alloc": [functions]}."""
+    table = {rule: [] for rule in FASTPATH_RULES}
+    seen = {}
+    path = shown(path)
+    for lineno, line in lines(path):
+        words = line.split()
+        where = f"{path}:{lineno}"
+        if len(words) != 2:
+            raise PolicyError(f"{where}: expected '<rule> <function>', got {line.strip()!r}")
+        rule, function = words
+        if rule not in FASTPATH_RULES:
+            raise PolicyError(f"{where}: rule {rule!r} is not one of "
+                              f"{', '.join(FASTPATH_RULES)}")
+        if not SYMBOL.match(function):
+            raise PolicyError(f"{where}: {function!r} is not a function name")
+        if function in seen:
+            raise PolicyError(f"{where}: {function} is already listed at {seen[function]}")
+        seen[function] = where
+        table[rule].append(function)
+    if not table["free"]:
+        raise PolicyError(f"{path}: no free fast path to check")
+    return table
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -289,6 +322,7 @@ def main(argv=None):
                    help="the matrices whose cells policy/lifetime names "
                         "(default: policy/matrix and policy/matrix-debug)")
     p.add_argument("--channels", default=CHANNELS)
+    p.add_argument("--fastpath", default=FASTPATH)
     p = sub.add_parser("kernel")
     p.add_argument("name")
     args = ap.parse_args(argv)
@@ -309,6 +343,7 @@ def main(argv=None):
     for m in args.matrix:
         read_matrix(m, kernels)
     check_lifetime(args.lifetime, args.lifetime_matrix or MATRICES, args.channels, kernels)
+    read_fastpath(args.fastpath)
     return 0
 
 

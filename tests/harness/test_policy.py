@@ -234,6 +234,43 @@ class LifetimeCheckTest(unittest.TestCase):
                          "--lifetime", bad])
 
 
+class FastpathTest(unittest.TestCase):
+    """policy/fastpath: the functions make fastpath holds to each rule."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def fastpath(self, text):
+        return policy.read_fastpath(write(self.d, "fastpath", text))
+
+    def test_the_real_file_loads(self):
+        f = policy.read_fastpath()
+        self.assertEqual(f["free"], ["kfree", "kmem_cache_free", "free_unref_page",
+                                     "__free_pages"])
+        self.assertIn("get_page_from_freelist", f["alloc"])
+
+    def test_unknown_rule_names_file_and_line(self):
+        with self.assertRaisesRegex(SystemExit, r"fastpath:2: rule 'fre' is not one of"):
+            self.fastpath("# c\nfre kfree\n")
+
+    def test_function_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"fastpath:2: kfree is already listed"):
+            self.fastpath("free kfree\nalloc kfree\n")
+
+    def test_no_free_path_is_an_error(self):
+        # An empty list would make make fastpath pass without checking anything.
+        with self.assertRaisesRegex(SystemExit, r"no free fast path"):
+            self.fastpath("alloc __kmalloc_noprof\n")
+
+    def test_one_word_line(self):
+        with self.assertRaisesRegex(SystemExit, r"fastpath:1: expected '<rule> <function>'"):
+            self.fastpath("kfree\n")
+
+
 class DebianFragmentTest(unittest.TestCase):
     """A tree of three Kconfig files and a Debian config of a few lines."""
 
