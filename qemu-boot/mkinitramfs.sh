@@ -8,9 +8,17 @@
 # itself is made by the kernel's own usr/gen_init_cpio from this list.
 #
 # usage: mkinitramfs.sh INIT BUSYBOX [GUEST_PROGRAM...] > list
+#        mkinitramfs.sh --host-programs    the paths the list names, one a
+#                                          line (the initramfs's prerequisites)
 # environment: HOST_PROGRAMS, the list of host programs (default
 # qemu-boot/host-programs beside this script; empty: none).
 set -eu
+
+hostlist=${HOST_PROGRAMS-$(dirname "$0")/host-programs}
+if [ "${1:-}" = --host-programs ]; then
+	[ -z "$hostlist" ] || sed -e 's/#.*//' "$hostlist" | awk 'NF { print $1 }'
+	exit 0
+fi
 
 if [ $# -lt 2 ]; then
 	echo "usage: $0 INIT BUSYBOX [GUEST_PROGRAM...]" >&2
@@ -18,7 +26,6 @@ if [ $# -lt 2 ]; then
 fi
 init=$1 busybox=$2
 shift 2
-hostlist=${HOST_PROGRAMS-$(dirname "$0")/host-programs}
 
 for f in "$init" "$busybox" "$@"; do
 	[ -r "$f" ] || { echo "mkinitramfs: missing $f" >&2; exit 1; }
