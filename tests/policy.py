@@ -6,6 +6,10 @@
         those that the given matrices and bench files use
     policy.py kernel NAME
         shell assignments for one kernel: tree=, flavour=, fragments=
+    policy.py cell --matrix M NAME
+        shell assignments for one cell of M (tests/run-cell.sh): kernel=,
+        args=, tests= (space-separated), mem= and timeout= (empty when the
+        cell does not set them)
     policy.py check [--matrix M ...] [--bench B ...]
         fail, naming file and line, on a malformed policy/kernels, a cell
         or bench line that names a kernel it does not define, a cell's
@@ -23,6 +27,7 @@ Only standard library modules are used.
 import argparse
 import os
 import re
+import shlex
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -190,6 +195,17 @@ def read_matrix(path, kernels=None):
     return cells
 
 
+def cell_assignments(cells, name, matrix):
+    """One cell as shell assignments, every value quoted for eval."""
+    for c in cells:
+        if c["cell"] == name:
+            values = {"kernel": c["kernel"], "args": c["args"], "tests": " ".join(c["tests"]),
+                      "mem": c["expect"].get("mem", ""),
+                      "timeout": c["expect"].get("timeout", "")}
+            return "\n".join(f"{k}={shlex.quote(v)}" for k, v in values.items())
+    raise PolicyError(f"no cell named {name!r} in {shown(matrix)}")
+
+
 # --- policy/lifetime and the channels ------------------------------------------
 
 LIFETIME_VALUES = ("0", "found", "-", "n/a")
@@ -325,6 +341,9 @@ def main(argv=None):
     p.add_argument("--fastpath", default=FASTPATH)
     p = sub.add_parser("kernel")
     p.add_argument("name")
+    p = sub.add_parser("cell")
+    p.add_argument("--matrix", required=True)
+    p.add_argument("name")
     args = ap.parse_args(argv)
 
     kernels = read_kernels()
@@ -334,6 +353,9 @@ def main(argv=None):
             raise PolicyError(f"no kernel {args.name!r} in policy/kernels "
                               f"(one of {', '.join(kernels)})")
         print(f"tree={k['tree']} flavour={k['flavour']} fragments='{' '.join(k['fragments'])}'")
+        return 0
+    if args.cmd == "cell":
+        print(cell_assignments(read_matrix(args.matrix, kernels), args.name, args.matrix))
         return 0
     used = used_kernels(kernels, args.matrix, args.bench)
     if args.cmd == "kernels":

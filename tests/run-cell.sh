@@ -16,26 +16,14 @@ matrix=$1 cell=$2 results=$3
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 
-row=$(awk -F'|' -v c="$cell" '
-	/^[[:space:]]*#/ { next }
-	{ n = $1; gsub(/^[ \t]+|[ \t]+$/, "", n) }
-	n == c { print; found = 1 }
-	END { if (!found) exit 1 }' "$matrix") || {
-	echo "run-cell: no cell named '$cell' in $matrix" >&2
+# The cell's fields as the loader reads and checks them (tests/policy.py):
+# kernel, args, tests, and mem and timeout from its expect column.
+fields=$(python3 "$here/policy.py" cell --matrix "$matrix" "$cell") || {
+	echo "run-cell: cannot read cell '$cell' of $matrix (see above)" >&2
 	exit 2
 }
-field() {
-	echo "$row" | awk -F'|' -v i="$1" '{ f = $i; gsub(/^[ \t]+|[ \t]+$/, "", f); print f }'
-}
-kernel=$(field 2)
-args=$(field 3)
-tests=$(field 4)
-expect=$(field 5)
+eval "$fields"
 
-python3 "$here/policy.py" kernel "$kernel" >/dev/null || {
-	echo "run-cell: cell $cell: kernel '$kernel' is not in policy/kernels" >&2
-	exit 2
-}
 image=${OBJ:?}/$kernel/arch/x86/boot/bzImage config=$OBJ/$kernel/.config
 [ -r "$image" ] || {
 	echo "run-cell: cell $cell: no kernel image $image (make kernel KERNELS=$kernel)" >&2
@@ -43,14 +31,8 @@ image=${OBJ:?}/$kernel/arch/x86/boot/bzImage config=$OBJ/$kernel/.config
 }
 
 # mem=<MiB>: guest RAM for this cell (run-qemu.sh's MEM, default 512).
-case "$expect" in
-*mem=*) MEM=$(echo "$expect" | sed 's/.*mem=\([0-9]*\).*/\1/'); export MEM ;;
-esac
-
-budget=${TIMEOUT:-300}
-case "$expect" in
-*timeout=*) budget=$(echo "$expect" | sed 's/.*timeout=\([0-9]*\).*/\1/') ;;
-esac
+[ -z "$mem" ] || export MEM="$mem"
+budget=${timeout:-${TIMEOUT:-300}}
 
 guest_tests=$(for t in $tests; do case "$t" in guest:*) printf '%s,' "${t#guest:}" ;; esac; done)
 guest_tests=${guest_tests%,}

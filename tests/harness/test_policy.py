@@ -7,6 +7,7 @@ failure's traceback."""
 
 import importlib.util
 import os
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -269,6 +270,51 @@ class FastpathTest(unittest.TestCase):
     def test_one_word_line(self):
         with self.assertRaisesRegex(SystemExit, r"fastpath:1: expected '<rule> <function>'"):
             self.fastpath("kfree\n")
+
+
+class CellFieldsTest(unittest.TestCase):
+    """policy.py cell: the fields tests/run-cell.sh evals, read by the loader."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.matrix = write(self.tmp.name, "matrix", """\
+            # cell | kernel | args | tests | expect
+            plain | lab-vanilla | | guest:lifetime | policy=none
+            big   | lab-patched | sanitize_mem=full x='$(y)' | kunit:a guest:b | policy=full mem=1024 timeout=900
+            """)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def fields(self, cell):
+        # As tests/run-cell.sh does: a failing loader must stop it.
+        script = ('fields=$(python3 "$1" cell --matrix "$2" "$3") && eval "$fields" && '
+                  'printf "%s|%s|%s|%s|%s" "$kernel" "$args" "$tests" "$mem" "$timeout"')
+        return subprocess.run(["sh", "-c", script, "sh", os.path.join(TOP, "tests", "policy.py"),
+                               self.matrix, cell], capture_output=True, text=True,
+                              timeout=30)
+
+    def test_fields_of_a_cell(self):
+        r = self.fields("big")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "lab-patched|sanitize_mem=full x='$(y)'|kunit:a guest:b|"
+                                   "1024|900")
+
+    def test_unset_mem_and_timeout_are_empty(self):
+        self.assertEqual(self.fields("plain").stdout, "lab-vanilla||guest:lifetime||")
+
+    def test_unknown_cell_fails(self):
+        r = self.fields("nope")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no cell named 'nope'", r.stderr)
+
+    def test_a_bad_expectation_fails_before_a_boot(self):
+        # run-cell.sh once read mem= with sed, which took "mem=1g" for 1 MiB.
+        with open(self.matrix, "a", encoding="utf-8") as f:
+            f.write("odd | lab-vanilla | | | mem=1g\n")
+        r = self.fields("plain")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
 
 
 class DebianFragmentTest(unittest.TestCase):
