@@ -26,7 +26,8 @@ MATRIX  ?= policy/matrix
 # Debian packages the build, the guest and the harness need.
 PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static expect \
 	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
-	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng
+	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng \
+	python3-jinja2 python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 export CCACHE_DIR ?= $(B)/ccache
@@ -102,7 +103,7 @@ help:
 	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
 	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
 	@echo 'make unit            the harness tests that need no kernel (policy/ loader, judge'
-	@echo '                     on saved logs, expect driver, bench parser, RAM scanner):'
+	@echo '                     on saved logs, expect driver, LAVA jobs, bench parser, RAM scanner):'
 	@echo '                     seconds, nothing built; results in build/results/<suite>/'
 	@echo 'make deps            install the Debian packages that are missing'
 	@echo 'make trees           unpack linux-source-6.12 and apply src-patches/series'
@@ -291,18 +292,23 @@ boot: kernel initramfs accel
 # clone with nothing built: the loader of policy/ (tests/harness/test_policy.py),
 # the judge on the saved logs of tests/harness/logs/ and the expect driver
 # on a fake guest (tests/harness/test_harness.py without --cells), the
+# LAVA jobs against golden files (tests/harness/test_lava.py), the
 # bench's host side (tests/bench/test_report.py: the channel checks catch a
 # lost or damaged line) and the RAM scanner on made-up RAM files
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
 # gcc).  Each suite prints KTAP to build/results/<suite>/ktap.log, which
 # becomes its result.json, counted by the summary.
-UNIT_SUITES := policy-loader harness-parser bench-parser scanner
+UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner
 UNIT_policy-loader := python3 tests/harness/test_policy.py -v
 UNIT_harness-parser := python3 tests/harness/test_harness.py -v
+UNIT_lava-jobs := python3 tests/harness/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
+# The LAVA jobs are rendered with Debian's Jinja2 and read back with its
+# YAML: the two packages are all make unit may need to install.
 unit:
+	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml"
 	@$(MAKE) --no-print-directory -k $(addprefix unit-,$(UNIT_SUITES))
 
 unit-%:

@@ -14,8 +14,7 @@ smoke script saves it as OUT/output.yaml); the results are the lines with
 
 and joins LAVA's results with the local harness's verdicts on the same
 console (tests/results.py judge_cell), by test name: <suite>.<case> in
-LAVA, <cell>.<path> in the harness (make-jobs.py's ALIASES where the two
-cannot be equal).  Exit status 1 if the job did not finish, if LAVA
+LAVA, <cell>.<path> in the harness.  Exit status 1 if the job did not finish, if LAVA
 reported no result for the cell, missed one the job must report, reported
 a failure, or disagrees with the harness; 0 otherwise.  Standard library
 only (lava-run's log lines are JSON apart from an occasional YAML "!" tag).
@@ -66,7 +65,6 @@ def main():
 
     with open(os.path.join(args.jobs, f"{args.cell}.expect.json"), encoding="utf-8") as f:
         want = json.load(f)
-    aliases = want.get("aliases", {})
     cell = args.cell
 
     log = os.path.join(args.out, "output.yaml")
@@ -87,10 +85,7 @@ def main():
             if r.get("definition") == cell or str(r.get("definition", "")).startswith(cell + ".")]
 
     def name_of(r):
-        case = r["case"]
-        if r["definition"] == cell:
-            case = aliases.get(case, case)
-        return f"{r['definition']}.{case}"
+        return f"{r['definition']}.{r['case']}"
 
     # The harness's verdicts on the very console LAVA saw.
     lines = [harness.TIMESTAMP.sub("", line.replace("\r", "")).rstrip() for line in console]
@@ -132,7 +127,7 @@ def main():
             if not any(r["definition"] == suite for r in ours):
                 problems.append(f"{suite}.*: LAVA reported no case of this suite")
         elif not any(r["definition"] == suite and r["case"] == case for r in ours):
-            problems.append(f"{suite}.{aliases.get(case, case)}: LAVA did not report it")
+            problems.append(f"{suite}.{case}: LAVA did not report it")
     if not ours:
         problems.append(f"LAVA reported no result for cell {cell}")
     if job_result != "pass":

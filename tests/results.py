@@ -570,10 +570,8 @@ def cmd_ktap(args):
 
 
 def cmd_cells(args):
-    """Cell names, for the Makefile (optionally only those of one kernel)."""
+    """Cell names, for the Makefile (optionally only those running a test)."""
     for c in read_matrix(args.matrix):
-        if args.kernel and c["kernel"] != args.kernel:
-            continue
         if args.test and args.test not in c["tests"]:
             continue
         print(c["cell"])
@@ -608,7 +606,6 @@ def main(argv=None):
     k.set_defaults(func=cmd_ktap)
     n = sub.add_parser("cells", help="list the cells of a matrix")
     n.add_argument("--matrix", required=True)
-    n.add_argument("--kernel", help="only cells of this kernel")
     n.add_argument("--test", help="only cells that run this test (e.g. guest:lifetime)")
     n.set_defaults(func=cmd_cells)
     args = p.parse_args(argv)
