@@ -29,6 +29,10 @@ PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static e
 	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng \
 	python3-jinja2 python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The python3 whose modules those packages install (python3-jinja2,
+# python3-yaml, python3-matplotlib), not one earlier on PATH (pyenv, a
+# virtualenv) that lacks them or has others from PyPI.
+export PATH := /usr/bin:$(PATH)
 
 export CCACHE_DIR ?= $(B)/ccache
 # Both trees sit at the same depth under build/, so with this base the
