@@ -27,7 +27,7 @@ MATRIX  ?= policy/matrix
 PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static expect \
 	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
 	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng \
-	python3-jinja2 python3-yaml
+	python3-jinja2 python3-yaml python3-matplotlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The python3 whose modules those packages install (python3-jinja2,
 # python3-yaml, python3-matplotlib), not one earlier on PATH (pyenv, a

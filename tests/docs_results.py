@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""docs/results.md (and docs/bench.svg) from the last runs' results.
+"""docs/results.md and docs/bench.svg from the last runs' results.
 
     docs_results.py --results build/results --docs docs
 
 The tables of build/results/lifetime.md (make lifetime, make check) and
 bench.md (make bench), one heading level down, and the verdicts of
 make fastpath; a part whose run left nothing is named as not measured,
-never left out silently.  Run by make docs-results.  Standard library only.
+never left out silently.  The bench plot is drawn again from bench.json
+by tests/bench/plot.py (python3-matplotlib).  Run by make docs-results.
 """
 
 import argparse
 import datetime
 import json
 import os
-import shutil
 import sys
 
 PARTS = ("lifetime", "bench")
@@ -54,9 +54,12 @@ def main(argv=None):
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     with open(os.path.join(args.docs, "results.md"), "w", encoding="utf-8") as f:
         f.write(render(args.results, today))
-    svg = os.path.join(args.results, "bench.svg")
-    if os.path.isfile(svg):
-        shutil.copy(svg, os.path.join(args.docs, "bench.svg"))
+    bench = os.path.join(args.results, "bench.json")
+    if os.path.isfile(bench):
+        # Imported here: matplotlib is needed only when there is a bench.
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+        import plot
+        plot.main([bench, os.path.join(args.docs, "bench.svg")])
     print(f"docs-results: {os.path.join(args.docs, 'results.md')}")
     return 0
 

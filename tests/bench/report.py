@@ -11,7 +11,8 @@
                                  say what is wrong
     report.py report --dir D --policy policy/bench --out PREFIX
                      [--vmlinux NAME=PATH ...]
-                                 write PREFIX.md, PREFIX.json, PREFIX.svg
+                                 write PREFIX.md and PREFIX.json (plot.py
+                                 draws PREFIX.svg from the JSON)
 
 Every figure comes from the bench channel: the guest's bench program
 (tests/guest/bench.c) writes each event, numbered and with a CRC-32, to a
@@ -780,126 +781,6 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         f.write("\n".join(L))
 
 
-# --- the plot -----------------------------------------------------------------
-
-PALETTE = ["#4477aa", "#66ccee", "#228833", "#ccbb44", "#ee6677", "#aa3377",
-           "#bbbbbb", "#000000"]
-
-
-def esc(s):
-    return (str(s).replace("&", "&amp;").replace("<", "&lt;")
-            .replace(">", "&gt;").replace('"', "&quot;"))
-
-
-def svg_panel(out, x0, y0, w, h, title, workloads, series, whiskers):
-    """One bar chart: per workload a group of bars (one per configuration)
-    of overhead in percent; whiskers[(cfg, wl)] = (lo, hi) in percent."""
-    vals = [v for s in series for v in s[2].values() if v is not None]
-    vals += [x for pair in whiskers.values() for x in pair]
-    lo = min([0.0] + vals)
-    hi = max([0.0] + vals)
-    if hi - lo < 1.0:
-        hi = lo + 1.0
-    pad = (hi - lo) * 0.08
-    lo, hi = lo - pad, hi + pad
-    left, right, top, bottom = 60, 10, 30, 40
-    pw, ph = w - left - right, h - top - bottom
-
-    def Y(v):
-        return y0 + top + ph * (hi - v) / (hi - lo)
-
-    out.append('<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>'
-               % (x0 + left, y0 + 18, esc(title)))
-    # grid and axis labels
-    step = nice_step((hi - lo) / 6)
-    v = step * int(lo / step)
-    while v <= hi:
-        if v >= lo:
-            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
-                       % (x0 + left, Y(v), x0 + left + pw, Y(v)))
-            out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s%%</text>'
-                       % (x0 + left - 4, Y(v) + 3, fmt_num(v)))
-        v += step
-    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000"/>'
-               % (x0 + left, Y(0), x0 + left + pw, Y(0)))
-    n = max(1, len(workloads))
-    gw = pw / n
-    k = max(1, len(series))
-    bw = gw * 0.8 / k
-    for i, wl in enumerate(workloads):
-        gx = x0 + left + i * gw + gw * 0.1
-        out.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>'
-                   % (x0 + left + i * gw + gw / 2, y0 + top + ph + 16, esc(wl)))
-        for j, (name, color, data) in enumerate(series):
-            v = data.get(wl)
-            if v is None:
-                continue
-            bx = gx + j * bw
-            ya, yb = sorted((Y(v), Y(0)))
-            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">'
-                       '<title>%s %s: %+.2f%%</title></rect>'
-                       % (bx, ya, max(bw - 1, 1), max(yb - ya, 0.5), color,
-                          esc(name), esc(wl), v))
-            if (name, wl) in whiskers:
-                wlo, whi = whiskers[(name, wl)]
-                cx = bx + (bw - 1) / 2
-                out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>'
-                           % (cx, Y(wlo), cx, Y(whi)))
-
-
-def nice_step(x):
-    if x <= 0:
-        return 1.0
-    import math
-    e = 10 ** math.floor(math.log10(x))
-    for m in (1, 2, 5, 10):
-        if x <= m * e:
-            return m * e
-    return 10 * e
-
-
-def fmt_num(v):
-    return ("%.2f" % v).rstrip("0").rstrip(".") if abs(v) < 10 else "%.0f" % v
-
-
-def write_svg(path, configs, workloads, rat):
-    names = [c["name"] for c in configs if c["name"] != "vanilla"]
-    colors = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
-    W, H = 960, 300
-    out = []
-    ic_series, wall_series, whisk, iwhisk = [], [], {}, {}
-    for n in names:
-        ic = {w: (rat[n][w]["icount"] - 1) * 100 for w in workloads if "icount" in rat[n][w]}
-        for w in ic:
-            if rat[n][w]["icount_max"] > rat[n][w]["icount_min"]:
-                iwhisk[(n, w)] = ((rat[n][w]["icount_min"] - 1) * 100,
-                                  (rat[n][w]["icount_max"] - 1) * 100)
-        wl = {w: (rat[n][w]["wall_median"] - 1) * 100 for w in workloads
-              if "wall_median" in rat[n][w]}
-        for w in wl:
-            whisk[(n, w)] = ((rat[n][w]["wall_min"] - 1) * 100, (rat[n][w]["wall_max"] - 1) * 100)
-        ic_series.append((n, colors[n], ic))
-        wall_series.append((n, colors[n], wl))
-    svg_panel(out, 0, 0, W, H, "Overhead vs vanilla, icount (instructions): mean "
-              "[min–max] of repetitions, %", workloads, ic_series, iwhisk)
-    svg_panel(out, 0, H, W, H, "Overhead vs vanilla, wall clock median [min–max], %",
-              workloads, wall_series, whisk)
-    # legend
-    lx, ly = 70, 2 * H + 10
-    for i, n in enumerate(names):
-        x = lx + i * 120
-        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (x, ly, colors[n]))
-        out.append('<text x="%d" y="%d" font-size="12">%s</text>' % (x + 16, ly + 10, esc(n)))
-    total_h = 2 * H + 30
-    with open(path, "w", encoding="utf-8") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-                'viewBox="0 0 %d %d" font-family="sans-serif">\n' % (W, total_h, W, total_h))
-        f.write('<rect width="100%" height="100%" fill="white"/>\n')
-        f.write("\n".join(out))
-        f.write("\n</svg>\n")
-
-
 def cmd_report(args):
     # Only the configurations this run booted (--smoke boots two).
     configs = [c for c in read_policy(args.policy)
@@ -923,7 +804,6 @@ def cmd_report(args):
         "host": read_text(os.path.join(args.dir, "host")),
     }
     write_md(args.out + ".md", meta, configs, workloads, rat, tgts, sizes)
-    write_svg(args.out + ".svg", configs, workloads, rat)
     doc = {
         "meta": meta,
         "workloads": workloads,
@@ -946,8 +826,8 @@ def cmd_report(args):
         json.dump(doc, f, indent=1, sort_keys=False)
         f.write("\n")
     nerr = sum(len(c["errors"]) for c in configs)
-    print("bench: wrote %s.md, %s.json, %s.svg%s" % (
-        args.out, args.out, args.out, (" (%d errors, see %s.md)" % (nerr, args.out)) if nerr else ""))
+    print("bench: wrote %s.md, %s.json%s" % (
+        args.out, args.out, (" (%d errors, see %s.md)" % (nerr, args.out)) if nerr else ""))
     return 0
 
 

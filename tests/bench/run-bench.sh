@@ -360,6 +360,10 @@ done
 # shellcheck disable=SC2086 # vml is a list of options
 python3 "$here/report.py" report --dir "$dir" --policy "$BENCH_POLICY" \
 	--out "$OUT/$name" $vml || errors=$((errors + 1))
+timeout 120 python3 "$here/plot.py" "$OUT/$name.json" "$OUT/$name.svg" || {
+	echo "bench: ERROR: the plot of $OUT/$name.json failed" >&2
+	errors=$((errors + 1))
+}
 
 if [ "$errors" -gt 0 ]; then
 	echo "bench: $errors error(s); see $OUT/$name.md" >&2

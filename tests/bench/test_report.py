@@ -7,7 +7,8 @@ lost plan, a lost tail, a repeated line, a failed workload each give an
 error that names the workload, never a figure.  The reader ("stamp") on a
 real FIFO: it stamps lines as they arrive, keeps an unterminated last
 line, and gives up after --timeout when nobody opens the other end.  And
-the report of a run where one configuration lost a line.
+the report of a run where one configuration lost a line, and its plot
+(plot.py, python3-matplotlib).
 
 Prints KTAP (one line per test); exits 0 if every test passed.  Fast (a
 few seconds); "make unit" runs it.
@@ -327,6 +328,46 @@ class ReportTest(Case):
         with open(out + ".md", encoding="utf-8") as f:
             md = f.read()
         self.assertIn("- off: icount: workload socket: no figure", md)
+
+
+class PlotTest(Case):
+    """plot.py: bars and error bars from bench.json's ratios."""
+
+    DOC = {"workloads": ["pipe", "socket"],
+           "configs": [{"name": "vanilla"}, {"name": "off"}],
+           "ratios": {"vanilla": {}, "off": {
+               "pipe": {"icount": 1.1, "icount_min": 1.05, "icount_max": 1.2,
+                        "wall_median": 1.0, "wall_min": 0.9, "wall_max": 1.3},
+               # socket lost its icount figure: no bar, not a 0.
+               "socket": {"wall_median": 2.0, "wall_min": 2.0, "wall_max": 2.0}}}}
+
+    def test_error_bars_span_the_repetitions(self):
+        import plot
+        (i, value, below, above), = plot.series(self.DOC, "icount", "icount_min",
+                                                "icount_max")["off"]
+        self.assertEqual(i, 0)
+        self.assertAlmostEqual(value, 10.0)
+        self.assertAlmostEqual(below, 5.0)
+        self.assertAlmostEqual(above, 10.0)
+        wall = plot.series(self.DOC, "wall_median", "wall_min", "wall_max")["off"]
+        self.assertEqual([(i, round(v, 6)) for i, v, _, _ in wall], [(0, 0.0), (1, 100.0)])
+
+    def test_the_plot_has_axes_workloads_and_legend(self):
+        import plot
+        import xml.etree.ElementTree as ET
+        bench, svg = os.path.join(self.dir, "bench.json"), os.path.join(self.dir, "bench.svg")
+        with open(bench, "w", encoding="utf-8") as f:
+            json.dump(self.DOC, f)
+        sys.stdout, saved = io.StringIO(), sys.stdout
+        try:
+            self.assertEqual(plot.main([bench, svg]), 0)
+        finally:
+            sys.stdout = saved
+        texts = {"".join(t.itertext()).strip() for t in ET.parse(svg).iter()
+                 if t.tag.endswith("}text")}
+        for want in ("pipe", "socket", "off", "overhead vs vanilla, %", "configuration"):
+            self.assertIn(want, texts)
+        self.assertNotIn("vanilla", texts)   # the base is not a bar
 
 
 class TargetTest(Case):
