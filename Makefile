@@ -197,9 +197,17 @@ $(B)/tools/gen_init_cpio: | pristine
 	@mkdir -p $(@D)
 	gcc -O2 -o $@ $(PRISTINE)/usr/gen_init_cpio.c
 
-$(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) | deps
+# The guest's list of channels is the host's (tests/scan/channels), as a
+# header made at build time.
+GUEST_GEN := $(B)/guest-gen
+$(GUEST_GEN)/channels.h: tests/scan/channels tests/guest/channels-h.py tests/policy.py
 	@mkdir -p $(@D)
-	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest
+	python3 tests/guest/channels-h.py tests/scan/channels > $@.tmp
+	mv $@.tmp $@
+
+$(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | deps
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest -I$(GUEST_GEN)
 
 $(B)/guest/%: tests/guest/%.sh
 	@mkdir -p $(@D)
@@ -310,9 +318,9 @@ UNIT_lava-jobs := python3 tests/harness/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
-# YAML: the two packages are all make unit may need to install.
+# YAML, the bench plot with its matplotlib: all make unit may need to install.
 unit:
-	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml"
+	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml python3-matplotlib"
 	@$(MAKE) --no-print-directory -k $(addprefix unit-,$(UNIT_SUITES))
 
 unit-%:

@@ -89,6 +89,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
+#include "channels.h"	/* generated from tests/scan/channels */
 #include "secrets.h"
 #include "wifi.h"
 
@@ -138,8 +139,9 @@ struct channel {
 	 * "unused" control).
 	 */
 	int (*run)(const struct channel *ch, struct result *r);
-	int flags;
 };
+
+static int flags_of(const struct channel *ch);
 
 static uint64_t seed;
 static char seed_hex[SECRET_SEED_HEX + 1];
@@ -1138,22 +1140,22 @@ static int afalg_plain(const struct channel *ch, struct result *r, const char *t
 	return 0;
 }
 
-static int ch_skcipher_key(const struct channel *ch, struct result *r)
+static int ch_afalg_skcipher_key(const struct channel *ch, struct result *r)
 {
 	return afalg_key(ch, r, "skcipher", "cbc(aes)");
 }
 
-static int ch_skcipher_plain(const struct channel *ch, struct result *r)
+static int ch_afalg_skcipher_plain(const struct channel *ch, struct result *r)
 {
 	return afalg_plain(ch, r, "skcipher", "cbc(aes)");
 }
 
-static int ch_aead_key(const struct channel *ch, struct result *r)
+static int ch_afalg_aead_key(const struct channel *ch, struct result *r)
 {
 	return afalg_key(ch, r, "aead", "gcm(aes)");
 }
 
-static int ch_aead_plain(const struct channel *ch, struct result *r)
+static int ch_afalg_aead_plain(const struct channel *ch, struct result *r)
 {
 	return afalg_plain(ch, r, "aead", "gcm(aes)");
 }
@@ -1329,7 +1331,7 @@ static int wifi_key(const struct channel *ch, struct result *r, const char *ifna
 	note(r, "%s key on AP %s, %d frames to its client seen encrypted on hwsim0",
 	     pairwise ? "CCMP pairwise" : "WEP-104 default", ifname, seen);
 
-	if (ch->flags & RESIDENT)
+	if (flags_of(ch) & RESIDENT)
 		resident(r);
 	hold(r);
 	nl_init(&m, family, NL80211_CMD_DEL_INTERFACE);
@@ -1339,12 +1341,12 @@ static int wifi_key(const struct channel *ch, struct result *r, const char *ifna
 	return ret;
 }
 
-static int ch_wifi_wep(const struct channel *ch, struct result *r)
+static int ch_wifi_wep_key(const struct channel *ch, struct result *r)
 {
 	return wifi_key(ch, r, "ap-wep", 0x10, WIFI_CIPHER_WEP104, 13);
 }
 
-static int ch_wifi_ccmp(const struct channel *ch, struct result *r)
+static int ch_wifi_ccmp_key(const struct channel *ch, struct result *r)
 {
 	return wifi_key(ch, r, "ap-ccmp", 0x20, WIFI_CIPHER_CCMP, SECRET_HALF);
 }
@@ -1821,32 +1823,38 @@ static int ch_thp(const struct channel *ch, struct result *r)
 	return 0;
 }
 
-/* ---- the table: one line per channel, same names as tests/scan/channels --- */
+/* ---- the table: the channels of tests/scan/channels (channels.h) ----------- */
 
-static const struct channel channels[] = {
-	{ "unused",		NULL,			0 },
-	{ "alive",		ch_alive,		RESIDENT },
-	{ "heap",		ch_heap,		0 },
-	{ "stack",		ch_stack,		0 },
-	{ "pipe",		ch_pipe,		0 },
-	{ "tmpfs",		ch_tmpfs,		0 },
-	{ "unix",		ch_unix,		0 },
-	{ "kstack",		ch_kstack,		RESIDENT },
-	{ "tty",		ch_tty,			FIRST },
-	{ "pty",		ch_pty,			0 },
-	{ "afalg-skcipher-key",	ch_skcipher_key,	0 },
-	{ "afalg-skcipher-plain", ch_skcipher_plain,	0 },
-	{ "afalg-aead-key",	ch_aead_key,		0 },
-	{ "afalg-aead-plain",	ch_aead_plain,		0 },
-	{ "wifi-wep-key",	ch_wifi_wep,		0 },
-	{ "wifi-ccmp-key",	ch_wifi_ccmp,		0 },
-	{ "wifi-alive",		ch_wifi_alive,		RESIDENT },
-	{ "msgq",		ch_msgq,		0 },
-	{ "xattr",		ch_xattr,		0 },
-	{ "memcg",		ch_memcg,		0 },
-	{ "thp",		ch_thp,			0 },
+/*
+ * Channel <name> runs ch_<id> (channels.h: <name> with "-" as "_"); a
+ * channel listed there without its function here does not compile.
+ */
+#define ch_unused NULL		/* the control: nothing runs in the guest */
+
+enum channel_id {
+#define CHANNEL_ID(id, name) CH_##id,
+	CHANNEL_LIST(CHANNEL_ID)
+#undef CHANNEL_ID
 };
-#define NCHANNELS (sizeof(channels) / sizeof(channels[0]))
+
+static const struct channel channels[NCHANNELS] = {
+#define CHANNEL_ENTRY(id, name) [CH_##id] = { name, ch_##id },
+	CHANNEL_LIST(CHANNEL_ENTRY)
+#undef CHANNEL_ENTRY
+};
+
+/* The channels that do not just hold their data until the release. */
+static const int channel_flags[NCHANNELS] = {
+	[CH_alive] = RESIDENT,
+	[CH_kstack] = RESIDENT,
+	[CH_tty] = FIRST,
+	[CH_wifi_alive] = RESIDENT,
+};
+
+static int flags_of(const struct channel *ch)
+{
+	return channel_flags[ch - channels];
+}
 
 /* ---- the parent ------------------------------------------------------------- */
 
@@ -1895,7 +1903,7 @@ static void start_channel(const struct channel *ch, struct result *r, struct run
 		/* If the console is someone's controlling tty, do not stop. */
 		signal(SIGTTOU, SIG_IGN);
 		signal(SIGTTIN, SIG_IGN);
-		if (!(ch->flags & RESIDENT)) {
+		if (!(flags_of(ch) & RESIDENT)) {
 			alarm((unsigned int)timeout_s + 30);
 			decoy_make();
 		}
@@ -1906,12 +1914,12 @@ static void start_channel(const struct channel *ch, struct result *r, struct run
 
 		if (__atomic_load_n(&r->ready, __ATOMIC_SEQ_CST)) {
 			run->pid = pid;
-			run->holding = !(ch->flags & RESIDENT);
+			run->holding = !(flags_of(ch) & RESIDENT);
 			return;
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			record_exit(r, status);
-			if (r->ok && !r->skipped[0] && !(ch->flags & FIRST)) {
+			if (r->ok && !r->skipped[0] && !(flags_of(ch) & FIRST)) {
 				r->ok = 0;
 				fail(r, "exited before it was set up");
 			}
@@ -2041,7 +2049,7 @@ int main(int argc, char **argv)
 	/* The FIRST channels, then the others, each set up before the next. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < NCHANNELS; i++) {
-			int first = (channels[i].flags & FIRST) != 0;
+			int first = (flags_of(&channels[i]) & FIRST) != 0;
 
 			if (!runs[i].selected || first != (pass == 0))
 				continue;

@@ -7,6 +7,7 @@ failure's traceback."""
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -315,6 +316,38 @@ class CellFieldsTest(unittest.TestCase):
         r = self.fields("plain")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
+
+
+class ChannelsHeaderTest(unittest.TestCase):
+    """tests/guest/channels-h.py: the guest's channel list from tests/scan/channels."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        spec = importlib.util.spec_from_file_location(
+            "channels_h", os.path.join(TOP, "tests", "guest", "channels-h.py"))
+        self.gen = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.gen)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_every_channel_in_order(self):
+        text = self.gen.header(policy.CHANNELS)
+        names = re.findall(r'X\((\w+), "([^"]+)"\)', text)
+        self.assertEqual([n for _, n in names], list(policy.read_channels()))
+        self.assertIn(("afalg_skcipher_key", "afalg-skcipher-key"), names)
+        self.assertIn(f"#define NCHANNELS {len(names)}", text)
+
+    def test_two_names_one_c_name(self):
+        path = write(self.tmp.name, "channels", "wifi-key a\nwifi_key b\n")
+        with self.assertRaisesRegex(SystemExit, r"channels:2: channel 'wifi_key' is "
+                                                r"'wifi-key' in C"):
+            self.gen.header(path)
+
+    def test_name_that_is_not_c(self):
+        path = write(self.tmp.name, "channels", "# c\n9lives a\n")
+        with self.assertRaisesRegex(SystemExit, r"channels:2: channel '9lives' cannot be"):
+            self.gen.header(path)
 
 
 class DebianFragmentTest(unittest.TestCase):

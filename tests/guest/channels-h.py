@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""The guest's channel list, generated from the one list of channels.
+
+    channels-h.py [tests/scan/channels] > channels.h
+
+tests/scan/channels names every channel of the attacker's-view test; the
+host scanner reads it at run time and tests/policy.py checks
+policy/lifetime against it.  The guest program (tests/guest/lifetime.c)
+is static C in the initramfs, so it takes the same list at build time,
+as this header: one X(id, "name") per channel, in the file's order, id
+being the name with "-" and "." as "_" (lifetime.c's function for a
+channel is ch_<id>: a channel listed without one does not compile).
+Written by make into build/guest-gen/, never committed.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import policy  # noqa: E402  (tests/policy.py)
+
+
+def header(path):
+    ids = {}
+    for name, lineno in policy.read_channels(path).items():
+        ident = re.sub(r"[-.]", "_", name)
+        where = f"{policy.shown(path)}:{lineno}"
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", ident):
+            raise policy.PolicyError(f"{where}: channel {name!r} cannot be a C name")
+        if ident in ids:
+            raise policy.PolicyError(f"{where}: channel {name!r} is {ids[ident]!r} in C")
+        ids[ident] = name
+    out = [f"/* Generated from {policy.shown(path)} by tests/guest/channels-h.py. */",
+           "#define CHANNEL_LIST(X) \\"]
+    out += [f'\tX({ident}, "{name}") \\' for ident, name in ids.items()]
+    out += ["", f"#define NCHANNELS {len(ids)}", ""]
+    return "\n".join(out)
+
+
+def main(argv):
+    path = argv[1] if len(argv) > 1 else policy.CHANNELS
+    sys.stdout.write(header(path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
