@@ -18,7 +18,7 @@ watches the serial console and matches patterns, in console order:
     guest KTAP, per program      <cell>.guest.<program>   <case>
     HARNESS: END + reboot line   <cell>                   boot
 
-so that "<suite>.<case>" is the name tests/results.py gives the same result
+so that "<suite>.<case>" is the name tests/judge.py gives the same result
 (<cell>.kunit.<suite>.<case>, <cell>.policy, <cell>.invalid_value, ...).
 
 The job is lava/job.yaml.j2, rendered with Jinja2 (Debian's python3-jinja2)

@@ -13,7 +13,7 @@ smoke script saves it as OUT/output.yaml); the results are the lines with
   OUT/results.txt     the table printed below
 
 and joins LAVA's results with the local harness's verdicts on the same
-console (tests/results.py judge_cell), by test name: <suite>.<case> in
+console (tests/judge.py judge_cell), by test name: <suite>.<case> in
 LAVA, <cell>.<path> in the harness.  Exit status 1 if the job did not finish, if LAVA
 reported no result for the cell, missed one the job must report, reported
 a failure, or disagrees with the harness; 0 otherwise.  Standard library
@@ -28,7 +28,9 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tests"))
-import results as harness  # noqa: E402  (tests/results.py)
+import judge  # noqa: E402  (tests/judge.py)
+import ktap  # noqa: E402  (tests/ktap.py)
+import policy  # noqa: E402  (tests/policy.py)
 
 LAVA_TO_KCIDB = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "unknown": "ERROR"}
 
@@ -88,15 +90,15 @@ def main():
         return f"{r['definition']}.{r['case']}"
 
     # The harness's verdicts on the very console LAVA saw.
-    lines = [harness.TIMESTAMP.sub("", line.replace("\r", "")).rstrip() for line in console]
-    matrix_cell = harness.find_cell(harness.read_matrix(args.matrix), cell)
+    lines = [ktap.TIMESTAMP.sub("", line.replace("\r", "")).rstrip() for line in console]
+    matrix_cell = judge.find_cell(policy.read_matrix(args.matrix), cell)
     # Tests the job leaves out (they need the host) are not asked of LAVA.
     matrix_cell["tests"] = [t for t in matrix_cell["tests"] if t not in want.get("left_out", [])]
     ended = any(line == "HARNESS: END" for line in lines)
     status = {"result": "pass" if ended else "error",
               "reason": "" if ended else "no HARNESS: END on the console"}
     judged = {f"{cell}.{t['path']}": t for t in
-              harness.judge_cell(matrix_cell, lines, status)}
+              judge.judge_cell(matrix_cell, lines, status)}
 
     rows, problems = [], []
     seen = set()

@@ -131,10 +131,10 @@ def used_kernels(kernels, matrices=(), benches=()):
 # Every key a cell's expect column may hold, and who reads it.  A key that
 # is not here is an error: a typo (polcy=full) would otherwise drop a check.
 EXPECT_KEYS = {
-    "policy": "the effective policy the kernel must report (tests/results.py, LAVA)",
-    "error": "a rejected value a pr_err must name (tests/results.py, LAVA)",
+    "policy": "the effective policy the kernel must report (tests/judge.py, LAVA)",
+    "error": "a rejected value a pr_err must name (tests/judge.py, LAVA)",
     "report": "<suite>.<case> that provokes a report on purpose, repeatable "
-              "(tests/results.py)",
+              "(tests/judge.py)",
     "timeout": "boot budget in seconds (tests/run-cell.sh, LAVA)",
     "mem": "guest RAM in MiB (tests/run-cell.sh)",
     "verdict": "what the harness must conclude about a cell of "

@@ -57,7 +57,7 @@ counter() { cat "$sysfs/$1" 2>/dev/null || echo 0; }
 policy_now() { cat "$sysfs/policy" 2>/dev/null || echo none; }
 have_faults() { [ -d "$dbg/failslab" ] && [ -d "$dbg/fail_page_alloc" ]; }
 
-# Kernel lines the harness fails a cell on (tests/results.py FATAL), and the
+# Kernel lines the harness fails a cell on (tests/judge.py FATAL), and the
 # sanitize_verify report; looked for in the log lines this run added.
 REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
 

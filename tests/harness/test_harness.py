@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of the harness itself.
 
-1. Without a kernel ("make unit"): the result parser (tests/results.py) on
+1. Without a kernel ("make unit"): the judge (tests/judge.py, ktap.py) on
    saved console logs in tests/harness/logs/ (KTAP nesting, skips,
    timestamps, interleaved kernel lines, panics, warnings, provoked
    reports, policy and bad-value checks, policy/lifetime) and the expect
@@ -29,7 +29,11 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-import results  # noqa: E402  (tests/results.py)
+import judge  # noqa: E402  (tests/judge.py)
+import ktap  # noqa: E402  (tests/ktap.py)
+import policy  # noqa: E402  (tests/policy.py)
+import results  # noqa: E402  (tests/results.py, the command line)
+import summary  # noqa: E402  (tests/summary.py)
 import resultfile  # noqa: E402  (tests/resultfile.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 
@@ -38,12 +42,12 @@ LOGS = os.path.join(HERE, "logs")
 
 def log(name):
     with open(os.path.join(LOGS, name), encoding="utf-8", newline="") as f:
-        return results.clean_lines(f.read())
+        return ktap.clean_lines(f.read())
 
 
 def cell(tests="", expect="", kernel="lab-patched"):
     return {"cell": "t", "kernel": kernel, "args": "", "tests": tests.split(),
-            "expect": results.parse_expect(expect, "test")}
+            "expect": policy.parse_expect(expect, "test")}
 
 
 PASSED = {"result": "pass", "seconds": "3"}
@@ -55,7 +59,7 @@ def by_path(tests):
 
 class KtapTest(unittest.TestCase):
     def test_nested_kunit_suite(self):
-        r = results.parse_ktap(log("kunit-pass.log"))
+        r = ktap.parse_ktap(log("kunit-pass.log"))
         paths = [".".join(x["path"]) for x in r]
         self.assertIn("sanitize_mem.pages_order0", paths)
         self.assertIn("sanitize_mem.param.size_64", paths)
@@ -64,24 +68,24 @@ class KtapTest(unittest.TestCase):
         self.assertNotIn("sanitize_mem.param", paths)
 
     def test_skip_is_not_pass(self):
-        r = {".".join(x["path"]): x for x in results.parse_ktap(log("kunit-pass.log"))}
+        r = {".".join(x["path"]): x for x in ktap.parse_ktap(log("kunit-pass.log"))}
         self.assertEqual(r["sanitize_mem.verify_catches_write"]["status"], "SKIP")
         self.assertIn("sanitize_verify", r["sanitize_mem.verify_catches_write"]["message"])
 
     def test_failure_and_timestamps(self):
-        r = {".".join(x["path"]): x for x in results.parse_ktap(log("kunit-fail.log"))}
+        r = {".".join(x["path"]): x for x in ktap.parse_ktap(log("kunit-fail.log"))}
         self.assertEqual(r["sanitize_mem.slab_plain"]["status"], "FAIL")
         self.assertEqual(r["sanitize_mem.pages_order0"]["status"], "PASS")
 
     def test_guest_document(self):
-        r = [".".join(x["path"]) for x in results.parse_ktap(log("guest.log"))]
+        r = [".".join(x["path"]) for x in ktap.parse_ktap(log("guest.log"))]
         self.assertEqual(r, ["guest.selftest-ok.cmdline_names_this_test",
                              "guest.second.check_a"])
 
 
 class JudgeTest(unittest.TestCase):
     def test_clean_cell_passes(self):
-        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
+        t = by_path(judge.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
                                        log("kunit-pass.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "PASS")
         self.assertEqual(t["policy"]["status"], "PASS")
@@ -89,57 +93,57 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(t["kunit.sanitize_mem.verify_catches_write"]["status"], "SKIP")
 
     def test_wrong_policy_fails(self):
-        t = by_path(results.judge_cell(cell("", "policy=pages"), log("kunit-pass.log"), PASSED))
+        t = by_path(judge.judge_cell(cell("", "policy=pages"), log("kunit-pass.log"), PASSED))
         self.assertEqual(t["policy"]["status"], "FAIL")
         self.assertIn("expected pages", t["policy"]["message"])
 
     def test_warning_fails_boot_with_context(self):
-        t = by_path(results.judge_cell(cell("", "policy=none", "lab-vanilla"),
+        t = by_path(judge.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("warning.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("WARNING:", t["boot"]["message"])
         self.assertIn("lkdtm_WARNING", t["boot"]["context"])
 
     def test_panic_fails_even_if_qemu_exited_cleanly(self):
-        t = by_path(results.judge_cell(cell("guest:selftest-panic", "policy=none", "lab-vanilla"),
+        t = by_path(judge.judge_cell(cell("guest:selftest-panic", "policy=none", "lab-vanilla"),
                                        log("panic.log"), {"result": "eof", "reason": "QEMU exited"}))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("Kernel panic", t["boot"]["message"])
         self.assertEqual(t["guest.selftest-panic"]["status"], "MISS")
 
     def test_missing_suite_is_miss(self):
-        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=none", "lab-vanilla"),
+        t = by_path(judge.judge_cell(cell("kunit:sanitize_mem", "policy=none", "lab-vanilla"),
                                        log("guest.log"), PASSED))
         self.assertEqual(t["kunit.sanitize_mem"]["status"], "MISS")
 
     def test_timeout_reason_is_kept(self):
         status = {"result": "timeout", "reason": "timeout: no \"HARNESS: END\" within 45 s"}
-        t = by_path(results.judge_cell(cell("", "policy=none", "lab-vanilla"),
+        t = by_path(judge.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("guest.log"), status))
         self.assertEqual(t["boot"]["status"], "FAIL")
         self.assertIn("timeout", t["boot"]["message"])
 
     def test_provoked_report_is_exempt_only_in_its_case(self):
         c = cell("kunit:sanitize_mem", "policy=full report=sanitize_mem.verify_catches_write")
-        t = by_path(results.judge_cell(c, log("report.log"), PASSED))
+        t = by_path(judge.judge_cell(c, log("report.log"), PASSED))
         self.assertEqual(t["report.sanitize_mem.verify_catches_write"]["status"], "PASS")
         self.assertEqual(t["boot"]["status"], "PASS")
         # Without the declaration the same report fails the boot.
-        t = by_path(results.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
+        t = by_path(judge.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
                                        log("report.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "FAIL")
 
     def test_bad_value_rejected(self):
         c = cell("", 'policy=full error="pages,nope"')
-        t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
+        t = by_path(judge.judge_cell(c, log("bad-value.log"), PASSED))
         self.assertEqual(t["invalid_value"]["status"], "PASS")
         self.assertEqual(t["policy"]["status"], "PASS")
         c = cell("", 'policy=full error="bogus"')
-        t = by_path(results.judge_cell(c, log("bad-value.log"), PASSED))
+        t = by_path(judge.judge_cell(c, log("bad-value.log"), PASSED))
         self.assertEqual(t["invalid_value"]["status"], "FAIL")
 
     def test_unexpected_rejection_fails(self):
-        t = by_path(results.judge_cell(cell("", "policy=full"), log("bad-value.log"), PASSED))
+        t = by_path(judge.judge_cell(cell("", "policy=full"), log("bad-value.log"), PASSED))
         self.assertEqual(t["invalid_value"]["status"], "FAIL")
 
     def test_kernel_line_interleaved_with_policy(self):
@@ -147,14 +151,14 @@ class JudgeTest(unittest.TestCase):
         i = lines.index("HARNESS: policy=full")
         lines[i] = ("HARNESS: policy=fullclocksource: timekeeping watchdog on CPU0: "
                     "Marking clocksource 'tsc-early' as unstable")
-        t = by_path(results.judge_cell(cell("", "policy=full"), lines, PASSED))
+        t = by_path(judge.judge_cell(cell("", "policy=full"), lines, PASSED))
         self.assertEqual(t["policy"]["status"], "PASS")
 
     def test_expect_parsing(self):
-        e = results.parse_expect('policy=full error="" timeout=45', "x")
+        e = policy.parse_expect('policy=full error="" timeout=45', "x")
         self.assertEqual(e, {"policy": "full", "error": "", "timeout": "45"})
         with self.assertRaises(SystemExit):
-            results.parse_expect("policy=full garbage", "x")
+            policy.parse_expect("policy=full garbage", "x")
 
 
 class JudgeAgainTest(unittest.TestCase):
@@ -230,7 +234,7 @@ class LifetimeTest(unittest.TestCase):
         with open(os.path.join(d, "lifetime.json"), "w", encoding="utf-8") as f:
             json.dump({"seed": "71f7fe23f6f613e5", "channels": counts}, f)
         expect = {ch: "n/a" for ch in self.CHANNELS} | {"unused": "0", "heap": "found"} | want
-        return by_path(results.judge_cell(cell("guest:lifetime", "policy=none", "lab-vanilla"),
+        return by_path(judge.judge_cell(cell("guest:lifetime", "policy=none", "lab-vanilla"),
                                           log("lifetime.log"), PASSED, d, {"t": expect}))
 
     def test_na_skipped_and_absent_passes(self):
@@ -261,7 +265,7 @@ class LifetimeTest(unittest.TestCase):
         self.assertEqual(t["lifetime.heap"]["status"], "FAIL")
 
     def test_policy_file_reads_na(self):
-        table = results.read_lifetime(os.path.join(os.path.dirname(os.path.dirname(HERE)),
+        table = policy.read_lifetime(os.path.join(os.path.dirname(os.path.dirname(HERE)),
                                                    "policy", "lifetime"))
         self.assertEqual(table["vanilla"]["msgq"], "n/a")
         self.assertEqual(table["distro-vanilla"]["msgq"], "found")
@@ -271,7 +275,7 @@ class LifetimeTest(unittest.TestCase):
         with open(bad, "w", encoding="utf-8") as f:
             f.write("channel a b\nmsgq n/a skip\n")
         with self.assertRaises(SystemExit):
-            results.read_lifetime(bad)
+            policy.read_lifetime(bad)
 
     def test_report_shows_na_not_zero(self):
         d = tempfile.mkdtemp(prefix="lifetime-test.")
@@ -283,7 +287,7 @@ class LifetimeTest(unittest.TestCase):
         tests = [{"path": p, "status": s} for p, s in
                  (("lifetime.heap", "SKIP"), ("lifetime.msgq", "PASS"),
                   ("guest.lifetime.heap", "PASS"), ("guest.lifetime.msgq", "SKIP"))]
-        results.lifetime_report(d, [{"cell": "t", "tests": tests}])
+        summary.lifetime_report(d, [{"cell": "t", "tests": tests}])
         with open(os.path.join(d, "lifetime.md"), encoding="utf-8") as f:
             text = f.read()
         self.assertIn("| heap | 8 (-) |", text)
@@ -412,7 +416,7 @@ printf 'HARNESS: END\\n'
 def check_cells(cells_dir, matrix):
     """One test per deliberately broken cell: was it judged as required?"""
     out = []
-    for c in results.read_matrix(matrix):
+    for c in policy.read_matrix(matrix):
         name, verdict = c["cell"], c["expect"].get("verdict", "")
         path = os.path.join(cells_dir, name, "result.json")
         if not os.path.isfile(path):
