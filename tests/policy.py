@@ -18,7 +18,10 @@
         policy/matrix-debug running guest:lifetime (or such a cell
         without a column), or a row that is not a channel of
         tests/scan/channels (or a channel without a row), or a line of
-        policy/fastpath that is not "free|alloc <function>"
+        policy/fastpath that is not "free|alloc <function>", or a
+        configuration of policy/bench defined twice, or a target of
+        policy/bench-targets that names a configuration policy/bench does
+        not define, an unknown measure or a limit that is not a number
 
 A bad line is an error with its file and line, before anything is built.
 Only standard library modules are used.
@@ -39,6 +42,8 @@ MATRICES = (os.path.join(TOP, "policy", "matrix"), os.path.join(TOP, "policy", "
 LIFETIME = os.path.join(TOP, "policy", "lifetime")
 CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
 FASTPATH = os.path.join(TOP, "policy", "fastpath")
+BENCH = os.path.join(TOP, "policy", "bench")
+BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -294,6 +299,84 @@ def check_lifetime(path=LIFETIME, matrices=MATRICES, channels=CHANNELS, kernels=
             raise PolicyError(f"{channels}:{lineno}: channel {channel} has no row in {path}")
 
 
+# --- policy/bench and policy/bench-targets ------------------------------------
+
+def read_bench(path=BENCH, kernels=None):
+    """policy/bench as a list of configurations {"name", "kernel", "tree",
+    "args", "where"}, in file order; every kernel checked."""
+    kernels = read_kernels() if kernels is None else kernels
+    configs, seen = [], {}
+    path = shown(path)
+    for lineno, (name, kernel, args) in rows(path, 3):
+        where = f"{path}:{lineno}"
+        if not NAME.match(name):
+            raise PolicyError(f"{where}: configuration name {name!r}: lower case, digits and '-'")
+        if name in seen:
+            raise PolicyError(f"{where}: configuration {name} is already defined at {seen[name]}")
+        seen[name] = where
+        if kernel not in kernels:
+            raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
+                              f"(one of {', '.join(kernels)})")
+        configs.append({"name": name, "kernel": kernel, "tree": kernels[kernel]["tree"],
+                        "args": args, "where": where})
+    return configs
+
+
+# What a target of policy/bench-targets measures, and how many benchmark
+# names follow the word.
+BENCH_MEASURES = {"icount": 0, "micro-delta": 2}
+BENCH_LIMIT = re.compile(r"^[0-9]+(?:\.([0-9]+))?$")
+BENCHMARK = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None):
+    """policy/bench-targets as a list of {"name", "config", "base",
+    "measure", "benchmarks", "limit", "decimals", "description", "where"},
+    every configuration a name of the bench file."""
+    configs = [c["name"] for c in read_bench(bench, kernels)]
+    targets, seen = [], {}
+    path = shown(path)
+    for lineno, (name, config, base, measure, limit, description) in rows(path, 6):
+        where = f"{path}:{lineno}"
+        if not NAME.match(name):
+            raise PolicyError(f"{where}: target name {name!r}: lower case, digits and '-'")
+        if name in seen:
+            raise PolicyError(f"{where}: target {name} is already defined at {seen[name]}")
+        seen[name] = where
+        for c in (config, base):
+            if c not in configs:
+                raise PolicyError(f"{where}: configuration {c!r} is not in {shown(bench)} "
+                                  f"(one of {', '.join(configs)})")
+        if config == base:
+            raise PolicyError(f"{where}: target {name} compares {config} with itself")
+        words = measure.split()
+        if not words or words[0] not in BENCH_MEASURES:
+            raise PolicyError(f"{where}: measure {measure!r} is not one of "
+                              f"{', '.join(BENCH_MEASURES)}")
+        benchmarks = words[1:]
+        if len(benchmarks) != BENCH_MEASURES[words[0]]:
+            raise PolicyError(f"{where}: measure {words[0]} takes "
+                              f"{BENCH_MEASURES[words[0]]} benchmark names, got "
+                              f"{len(benchmarks)}")
+        for b in benchmarks:
+            if not BENCHMARK.match(b):
+                raise PolicyError(f"{where}: {b!r} is not a benchmark name")
+        if len(set(benchmarks)) != len(benchmarks):
+            raise PolicyError(f"{where}: measure {measure!r} names a benchmark twice")
+        m = BENCH_LIMIT.match(limit)
+        if not m or float(limit) <= 0:
+            raise PolicyError(f"{where}: limit {limit!r} is not a positive decimal number")
+        if not description:
+            raise PolicyError(f"{where}: target {name} has no description")
+        targets.append({"name": name, "config": config, "base": base, "measure": words[0],
+                        "benchmarks": tuple(benchmarks) or None, "limit": float(limit),
+                        "decimals": len(m.group(1) or ""), "description": description,
+                        "where": where})
+    if not targets:
+        raise PolicyError(f"{path}: no targets")
+    return targets
+
+
 # --- policy/fastpath -------------------------------------------------------------
 
 FASTPATH_RULES = ("free", "alloc")
@@ -339,6 +422,8 @@ def main(argv=None):
                         "(default: policy/matrix and policy/matrix-debug)")
     p.add_argument("--channels", default=CHANNELS)
     p.add_argument("--fastpath", default=FASTPATH)
+    p.add_argument("--bench-targets", default=BENCH_TARGETS,
+                   help="checked against policy/bench")
     p = sub.add_parser("kernel")
     p.add_argument("name")
     p = sub.add_parser("cell")
@@ -366,6 +451,9 @@ def main(argv=None):
         read_matrix(m, kernels)
     check_lifetime(args.lifetime, args.lifetime_matrix or MATRICES, args.channels, kernels)
     read_fastpath(args.fastpath)
+    for b in args.bench:
+        read_bench(b, kernels)
+    read_bench_targets(args.bench_targets, BENCH, kernels)
     return 0
 
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of the bench's host side (tests/bench/report.py), without a guest.
+"""Tests of the bench's host side (tests/bench/report.py and its modules:
+channel.py, console.py, boot.py, figures.py, targets.py, tables.py), without
+a guest.
 
 The bench channel checks on made-up channel files: an intact one gives
 its figures; a dropped line, a bad crc, a line garbled by other output, a
@@ -16,6 +18,7 @@ few seconds); "make unit" runs it.
     python3 tests/bench/test_report.py [-v]
 """
 
+import argparse
 import io
 import json
 import os
@@ -28,13 +31,17 @@ import unittest
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import report  # noqa: E402  (tests/bench/report.py)
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import boot  # noqa: E402  (tests/bench/boot.py)
+import channel as bench_channel  # noqa: E402  (tests/bench/channel.py)
+import report  # noqa: E402  (tests/bench/report.py)
+import targets  # noqa: E402  (tests/bench/targets.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
+import policy  # noqa: E402  (tests/policy.py)
 
 REPORT = os.path.join(HERE, "report.py")
-WORKLOADS = report.PROCESS_WORKLOADS
+WORKLOADS = bench_channel.PROCESS_WORKLOADS
 
 
 def line(seq, body):
@@ -79,12 +86,12 @@ class Case(unittest.TestCase):
         with open(log, "w", encoding="utf-8") as f:
             f.write(console)
         if rows is not None:
-            with open(report.channel_path(log), "w", encoding="utf-8") as f:
+            with open(bench_channel.channel_path(log), "w", encoding="utf-8") as f:
                 f.write("".join(r + "\n" for r in rows))
         return log
 
     def problems(self, rows, **kw):
-        return report.parse_boot(self.boot(rows, **kw))[2]
+        return boot.parse_boot(self.boot(rows, **kw))[2]
 
     def assertNamed(self, probs, *texts):
         """Some problem contains each of the texts."""
@@ -101,7 +108,7 @@ class ChannelTest(Case):
 
     def test_intact_channel_gives_every_figure(self):
         rows = channel(events(reps=2), step=0.5)
-        con, ch, probs = report.parse_boot(self.boot(rows))
+        con, ch, probs = boot.parse_boot(self.boot(rows))
         self.assertEqual(probs, [])
         self.assertEqual(ch["plan"], {"workloads": WORKLOADS, "scale": 3, "reps": 2})
         self.assertEqual(ch["ns"]["pipe"], [1001, 1002])
@@ -118,7 +125,7 @@ class ChannelTest(Case):
     def test_bad_crc_is_damage_not_a_figure(self):
         rows = channel(events())
         rows[2] = rows[2].replace("ns=1001", "ns=9001")     # end of pipe
-        con, ch, probs = report.parse_boot(self.boot(rows))
+        con, ch, probs = boot.parse_boot(self.boot(rows))
         self.assertNamed(probs, "crc mismatch", "seq 3 missing", "workload pipe: no figure")
         self.assertNotIn("pipe", ch["ns"])
 
@@ -206,7 +213,7 @@ class MicroTest(Case):
     announces must report."""
 
     def micro(self, console):
-        return report.micro_problems(self.boot(None, console=console, name="micro"))
+        return boot.micro_problems(self.boot(None, console=console, name="micro"))
 
     def test_complete_run_gives_every_figure(self):
         con, probs = self.micro(MICRO_OK)
@@ -273,7 +280,7 @@ class ReaderTest(Case):
         gaps = [b - a for a, b in zip(stamps, stamps[1:])]
         self.assertTrue(all(0.2 <= g < 1.0 for g in gaps), gaps)
         # start/end of pipe are 0.25 s apart on the host's clock
-        ch = report.parse_channel(out)
+        ch = bench_channel.parse_channel(out)
         self.assertAlmostEqual(ch["host_s"]["pipe"][0], 0.25, delta=0.1)
         self.assertNamed(ch["problems"], "line 5 damaged (not a bench-clock line)")
 
@@ -297,9 +304,12 @@ class ReaderTest(Case):
 
 class ReportTest(Case):
     def test_lost_line_is_an_error_not_a_figure(self):
-        policy = os.path.join(self.dir, "policy")
-        with open(policy, "w", encoding="utf-8") as f:
-            f.write("vanilla | vanilla |\noff | patched | sanitize_mem=off\n")
+        bench = os.path.join(self.dir, "bench-configs")
+        with open(bench, "w", encoding="utf-8") as f:
+            f.write("vanilla | lab-vanilla |\noff | lab-patched | sanitize_mem=off\n")
+        tgts = os.path.join(self.dir, "bench-targets")
+        with open(tgts, "w", encoding="utf-8") as f:
+            f.write("off-vs-vanilla | off | vanilla | icount | 1.003 | off vs vanilla\n")
         for cfg in ("vanilla", "off"):
             os.makedirs(os.path.join(self.dir, "run", cfg))
             for name in ("icount", "wall-1"):
@@ -308,8 +318,8 @@ class ReportTest(Case):
                     del rows[4]         # the end of socket
                 self.boot(rows, name=os.path.join("run", cfg, name))
         out = os.path.join(self.dir, "bench")
-        args = report.argparse.Namespace(dir=os.path.join(self.dir, "run"), policy=policy,
-                                         out=out, vmlinux=None)
+        args = argparse.Namespace(dir=os.path.join(self.dir, "run"), policy=bench,
+                                  targets=tgts, out=out, vmlinux=None)
         sys.stdout, saved = io.StringIO(), sys.stdout
         try:
             report.cmd_report(args)
@@ -328,6 +338,12 @@ class ReportTest(Case):
         with open(out + ".md", encoding="utf-8") as f:
             md = f.read()
         self.assertIn("- off: icount: workload socket: no figure", md)
+        # the targets are those of the --targets file, judged on this run
+        t, = doc["targets"]
+        self.assertEqual((t["target"], t["met"], t["missed_on"], t["note"]),
+                         ("off-vs-vanilla", False, [w for w in WORKLOADS if w != "socket"],
+                          "no figure for: socket"))
+        self.assertIn("| off vs vanilla | **missed** | pipe 1.0999 |", md)
 
 
 class PlotTest(Case):
@@ -378,7 +394,8 @@ class TargetTest(Case):
                     "micro": {}}
         configs = [cfg("vanilla", 1000.0), cfg("vanilla-iof", 1000.0), cfg("off", 1000.0),
                    cfg("full", full_ns)]
-        return next(t for t in report.targets(configs, ["tmpfs"]) if t["target"] == name)
+        return next(t for t in targets.evaluate(configs, ["tmpfs"],
+                                                       policy.read_bench_targets()) if t["target"] == name)
 
     def test_rounding_is_reported_not_hidden(self):
         # 1.0043 is "1.00" at the two decimals the target is written with:
@@ -390,6 +407,42 @@ class TargetTest(Case):
         self.assertEqual((t["met"], t["over_before_rounding"]), (True, []))
         t = self.target(1006.0)
         self.assertEqual((t["met"], t["missed_on"]), (False, ["tmpfs"]))
+
+    def test_limit_and_precision_come_from_the_file(self):
+        # off-vs-vanilla is written 1.003 in policy/bench-targets: three
+        # decimals, so 1.0034 is met and 1.0036 missed.
+        configs = [{"name": n, "icount": {"tmpfs": ns}, "icount_reps": {"tmpfs": [ns]},
+                    "micro": {}} for n, ns in (("vanilla", 1000.0), ("off", 1003.4))]
+        specs = policy.read_bench_targets()
+        t = targets.evaluate(configs, ["tmpfs"], specs)[0]
+        self.assertEqual((t["target"], t["limit"], t["precision"], t["met"]),
+                         ("off-vs-vanilla", 1.003, 3, True))
+        configs[1]["icount"]["tmpfs"] = configs[1]["icount_reps"]["tmpfs"][0] = 1003.6
+        self.assertFalse(targets.evaluate(configs, ["tmpfs"], specs)[0]["met"])
+        # the same figures against another file's limit
+        path = os.path.join(self.dir, "bench-targets")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("loose | off | vanilla | icount | 1.01 | off within 1%\n")
+        t, = targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets(path))
+        self.assertEqual((t["target"], t["precision"], t["met"]), ("loose", 2, True))
+
+    def test_micro_delta(self):
+        # __GFP_ZERO adds 400 ns under off; under pages at most a tenth
+        # of that (policy/bench-targets: gfp-zero-no-second-clear, 0.1).
+        def run(pages_zero):
+            configs = [{"name": "off", "micro": {"page-o0": 300, "page-o0-zero": 700}},
+                       {"name": "pages", "micro": {"page-o0": 300, "page-o0-zero": pages_zero}}]
+            return next(t for t in targets.evaluate(configs, [], policy.read_bench_targets())
+                        if t["target"] == "gfp-zero-no-second-clear")
+        self.assertTrue(run(340)["met"])
+        t = run(341)
+        self.assertFalse(t["met"])
+        self.assertEqual(t["figures"], {"extra_ns_under_off": 400, "extra_ns_under_pages": 41})
+        self.assertIn("met if <= 10% of off", t["note"])
+        configs = [{"name": "off", "micro": {}}, {"name": "pages", "micro": {}}]
+        t = targets.evaluate(configs, [], policy.read_bench_targets())[2]
+        self.assertIsNone(t["met"])
+        self.assertIn("not measured", t["note"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Tests of the loader of policy/ (tests/policy.py: kernels, matrix cells
 and their expectations, policy/lifetime against the matrices and the
-channels) and of the Debian fragment (Kconfig-fragments/debian.py), on
+channels, policy/fastpath, policy/bench and policy/bench-targets) and of the Debian fragment (Kconfig-fragments/debian.py), on
 the real files and on small files made here: no kernel tree, no build.
 Run by "make unit"; prints KTAP (tests/ktap_runner.py), -v adds a
 failure's traceback."""
@@ -271,6 +271,81 @@ class FastpathTest(unittest.TestCase):
     def test_one_word_line(self):
         with self.assertRaisesRegex(SystemExit, r"fastpath:1: expected '<rule> <function>'"):
             self.fastpath("kfree\n")
+
+
+class BenchTargetsTest(unittest.TestCase):
+    """policy/bench and policy/bench-targets: the configurations the bench
+    boots, and the targets its report computes from them."""
+
+    BENCH = "vanilla | lab-vanilla |\noff | lab-patched | sanitize_mem=off\n"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        self.bench = write(self.d, "bench", self.BENCH)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def targets(self, text):
+        return policy.read_bench_targets(write(self.d, "bench-targets", text), self.bench)
+
+    def test_the_real_files_load(self):
+        configs = [c["name"] for c in policy.read_bench()]
+        self.assertEqual(configs[0], "vanilla")
+        t = {x["name"]: x for x in policy.read_bench_targets()}
+        self.assertEqual(list(t), ["off-vs-vanilla", "full-vs-vanilla-iof",
+                                   "gfp-zero-no-second-clear"])
+        self.assertEqual((t["off-vs-vanilla"]["limit"], t["off-vs-vanilla"]["decimals"]),
+                         (1.003, 3))
+        self.assertEqual(t["gfp-zero-no-second-clear"]["benchmarks"],
+                         ("page-o0-zero", "page-o0"))
+
+    def test_a_good_line(self):
+        t, = self.targets("# c\nx | off | vanilla | icount | 1.00 | off vs vanilla\n")
+        self.assertEqual((t["config"], t["base"], t["limit"], t["decimals"], t["where"][-15:]),
+                         ("off", "vanilla", 1.0, 2, "bench-targets:2"))
+
+    def test_unknown_configuration_names_file_and_line(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:2: configuration 'of' is not "
+                                    r"in .*bench \(one of vanilla, off\)"):
+            self.targets("# c\nx | of | vanilla | icount | 1.00 | d\n")
+
+    def test_unknown_measure(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure 'icont' is not one of"):
+            self.targets("x | off | vanilla | icont | 1.00 | d\n")
+
+    def test_micro_delta_needs_two_benchmarks(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure micro-delta takes 2"):
+            self.targets("x | off | vanilla | micro-delta page-o0 | 0.1 | d\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure icount takes 0"):
+            self.targets("x | off | vanilla | icount page-o0 | 0.1 | d\n")
+
+    def test_limit_not_a_number(self):
+        for bad in ("1,003", "", "0", "-1.0", "1.0x"):
+            with self.assertRaisesRegex(SystemExit, r"bench-targets:1: limit .* is not a positive"):
+                self.targets("x | off | vanilla | icount | %s | d\n" % bad)
+
+    def test_wrong_field_count_and_duplicates(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: expected 6 fields"):
+            self.targets("x | off | vanilla | icount | 1.00\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:2: target x is already defined"):
+            self.targets("x | off | vanilla | icount | 1.00 | d\n"
+                         "x | off | vanilla | icount | 1.01 | d\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: target x compares off with"):
+            self.targets("x | off | off | icount | 1.00 | d\n")
+
+    def test_bench_configuration_twice(self):
+        write(self.d, "bench", self.BENCH + "off | lab-vanilla |\n")
+        with self.assertRaisesRegex(SystemExit, r"bench:3: configuration off is already defined"):
+            policy.read_bench(self.bench)
+
+    def test_command_line_check_reads_the_targets(self):
+        bad = write(self.d, "bad-targets", "x | ful | vanilla | icount | 1.00 | d\n")
+        with self.assertRaisesRegex(SystemExit, r"bad-targets:1: configuration 'ful'"):
+            policy.main(["check", "--matrix", os.path.join(TOP, "policy", "matrix"),
+                         "--bench", os.path.join(TOP, "policy", "bench"),
+                         "--bench-targets", bad])
 
 
 class CellFieldsTest(unittest.TestCase):

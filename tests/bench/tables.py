@@ -1,0 +1,207 @@
+"""bench.md: the report's tables for people, from what figures.py,
+targets.py and sizes.py computed (bench.json holds the same figures for
+machines, plot.py draws them).
+
+Python 3 standard library only.
+"""
+
+import os
+import statistics
+
+from sizes import FAST_PATHS
+
+
+def fmt_ratio(r):
+    return "–" if r is None else "%.4f" % r
+
+
+def fmt_ns(ns):
+    return "%.3f" % (ns / 1e9)
+
+
+def write_md(path, meta, configs, workloads, rat, tgts, sizes):
+    L = []
+    L.append("# sanitize_mem benchmarks")
+    L.append("")
+    L.append("Generated %s by `tests/bench/report.py` from `%s`." % (
+        meta["generated"], meta["dir"]))
+    L.append("icount: one boot per configuration (`-icount shift=0,sleep=off`, "
+             "guest ns = instructions); wall: %s boot(s) per configuration at "
+             "scale %s, each workload timed by the host.  QEMU %s; host: %s." % (
+                 meta.get("wall_runs", "?"), meta.get("scale", "?"),
+                 meta.get("qemu") or "?", meta.get("host") or "?"))
+    L.append("")
+    L.append("Configurations (`policy/bench`):")
+    L.append("")
+    L.append("| name | kernel | args | policy the kernel reported |")
+    L.append("|---|---|---|---|")
+    for c in configs:
+        L.append("| %s | %s | `%s` | %s |" % (
+            c["name"], c["kernel"], c["args"] or "", c["policy_reported"] or "?"))
+    L.append("")
+    stale = [c["name"] for c in configs if c["tree"] == "patched"
+             and c["policy_reported"] in (None, "none")]
+    if stale:
+        L.append("**Warning:** the patched kernel reported no sanitize_mem policy "
+                 "for %s: it has no framework (yet), so those figures measure "
+                 "unpatched code." % ", ".join(stale))
+        L.append("")
+    errs = [(c["name"], e) for c in configs for e in c["errors"]]
+    if errs:
+        L.append("**Errors** (their figures are missing or partial):")
+        L.append("")
+        for n, e in errs:
+            L.append("- %s: %s" % (n, e))
+        L.append("")
+
+    names = [c["name"] for c in configs]
+    L.append("## icount: ratio to vanilla (deterministic)")
+    L.append("")
+    L.append("Scale %s, %s repetition(s) of each workload in one boot.  Each cell: "
+             "mean of the configuration's repetitions / mean of vanilla's, "
+             "[fastest – slowest repetition / vanilla's mean]; the vanilla column "
+             "is its mean in guest seconds (10^9 instructions) and its own spread.  "
+             "A boot is exactly repeatable (same kernel, same command line, same "
+             "count), but the messaging workloads are chaotic: any change to the "
+             "kernel or its command line reshuffles how 20 processes interleave, "
+             "so a spread of a few percent between repetitions is that, not noise "
+             "of the host.  `sockpair` runs socket's kernel path in one process, "
+             "without the scheduler: read its ratio for what a kernel change "
+             "costs per message." % (meta.get("icount_scale", "?"), meta.get("icount_reps", "?")))
+    L.append("")
+    L.append("| workload | vanilla (s) | " + " | ".join(n for n in names if n != "vanilla") + " |")
+    L.append("|---|---:|" + "---:|" * (len(names) - 1))
+    base = next((c for c in configs if c["name"] == "vanilla"), None)
+    for w in workloads:
+        b = base["icount"].get(w) if base else None
+        row = ["%s" % w, fmt_ns(b) if b else "–"]
+        if b and len(base["icount_reps"][w]) > 1:
+            row[1] += " [%.3f–%.3f]" % (rat["vanilla"][w]["icount_min"],
+                                         rat["vanilla"][w]["icount_max"])
+        for n in names:
+            if n == "vanilla":
+                continue
+            cell = rat[n][w]
+            txt = fmt_ratio(cell.get("icount"))
+            if "icount" in cell and cell["icount_max"] > cell["icount_min"]:
+                txt += " [%.3f–%.3f]" % (cell["icount_min"], cell["icount_max"])
+            row.append(txt)
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    L.append("## wall clock: median ratio to vanilla [min–max]")
+    L.append("")
+    L.append("Each cell: median of the configuration's runs / median of "
+             "vanilla's runs, [fastest / vanilla median – slowest / vanilla median]. "
+             "The host is shared: read these as a sanity check of the icount "
+             "figures, not as a measurement to 0.3%.")
+    L.append("")
+    L.append("| workload | vanilla median (s) | " + " | ".join(n for n in names if n != "vanilla") + " |")
+    L.append("|---|---:|" + "---:|" * (len(names) - 1))
+    for w in workloads:
+        bw = base["wall"].get(w) if base else None
+        row = [w, ("%.3f [%.3f–%.3f]" % (statistics.median(bw), min(bw), max(bw))) if bw else "–"]
+        for n in names:
+            if n == "vanilla":
+                continue
+            cell = rat[n][w]
+            if "wall_median" in cell:
+                row.append("%.3f [%.3f–%.3f]" % (cell["wall_median"], cell["wall_min"],
+                                                  cell["wall_max"]))
+            else:
+                row.append("–")
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    micro = []
+    for c in configs:
+        for k in c.get("micro", {}):
+            if k not in micro:
+                micro.append(k)
+    if micro:
+        # The microbenchmarks are part of the series (mm/sanitize_bench.c),
+        # so vanilla has none: the base is the patched kernel with every
+        # policy off.
+        mcfgs = [c for c in configs if c.get("micro")]
+        mbase = next((c for c in mcfgs if c["name"] == "off"), None)
+        L.append("## In-kernel microbenchmarks (icount, ns = instructions per operation)")
+        L.append("")
+        L.append("One boot per patched configuration that runs only "
+                 "mm/sanitize_bench.c (`sanitize_bench.run=1`, no process workload). "
+                 "Each cell: ns per alloc/free pair%s." %
+                 (", and the ratio to `off`" if mbase else ""))
+        L.append("")
+        L.append("| benchmark | " + " | ".join(c["name"] for c in mcfgs) + " |")
+        L.append("|---|" + "---:|" * len(mcfgs))
+        bm = mbase.get("micro", {}) if mbase else {}
+        for k in micro:
+            row = [k]
+            for c in mcfgs:
+                v = c.get("micro", {}).get(k)
+                if v is None:
+                    row.append("–")
+                elif c is not mbase and bm.get(k):
+                    row.append("%d (%.3f)" % (v, v / bm[k]))
+                else:
+                    row.append("%d" % v)
+            L.append("| " + " | ".join(row) + " |")
+        L.append("")
+    L.append("## Targets (computed from the icount figures, not asserted)")
+    L.append("")
+    L.append("| target | result | worst | detail |")
+    L.append("|---|---|---|---|")
+    for t in tgts:
+        result = {True: "**met**", False: "**missed**", None: "not measured"}[t["met"]]
+        if t["met"] and t.get("over_before_rounding"):
+            result = "**met at %d decimals**" % t["precision"]
+        worst = "%s %.4f" % (t["worst"]["workload"], t["worst"]["ratio"]) if t.get("worst") else "–"
+        detail = []
+        if t.get("figures") and t["measure"] == "icount":
+            detail.append(", ".join("%s %.4f" % (w, r) for w, r in t["figures"].items()))
+        if t.get("missed_on"):
+            detail.append("over %.*f on: %s" % (t.get("precision", 3), t["limit"],
+                                                 ", ".join(t["missed_on"])))
+        if t.get("over_before_rounding"):
+            detail.append("over %.*f before rounding on: %s" % (
+                t["precision"], t["limit"], ", ".join(t["over_before_rounding"])))
+        if t.get("note"):
+            detail.append(t["note"])
+        L.append("| %s | %s | %s | %s |" % (t["description"], result, worst, "; ".join(detail)))
+    L.append("")
+    L.append("## Kernel size")
+    L.append("")
+    if sizes:
+        L.append("| vmlinux | text | data | bss |")
+        L.append("|---|---:|---:|---:|")
+        for n, e in sizes.items():
+            if "text" in e:
+                L.append("| %s | %d | %d | %d |" % (n, e["text"], e["data"], e["bss"]))
+            else:
+                L.append("| %s | %s | | |" % (n, e.get("error", "?")))
+        # The base is the kernel of the "vanilla" configuration.
+        base = next((c["kernel"] for c in configs if c["name"] == "vanilla"), None)
+        if all("text" in e for e in sizes.values()) and base in sizes and len(sizes) > 1:
+            for n, e in sizes.items():
+                if n != base:
+                    d = e["text"] - sizes[base]["text"]
+                    L.append("")
+                    L.append("%s text vs %s: %+d bytes (%+.3f%%)." % (
+                        n, base, d, 100.0 * d / sizes[base]["text"]))
+        syms = sorted({s for e in sizes.values() for s in e.get("fast_paths", {})},
+                      key=FAST_PATHS.index)
+        if syms:
+            L.append("")
+            L.append("Fast paths (symbol size in bytes, `nm -S`; inlined helpers "
+                     "count in their caller):")
+            L.append("")
+            L.append("| symbol | " + " | ".join(sizes) + " |")
+            L.append("|---|" + "---:|" * len(sizes))
+            for s in syms:
+                L.append("| %s | %s |" % (s, " | ".join(
+                    str(e.get("fast_paths", {}).get(s, "–")) for e in sizes.values())))
+    else:
+        L.append("(no vmlinux given)")
+    L.append("")
+    L.append("Plot: `%s`." % os.path.basename(meta["svg"]))
+    L.append("")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(L))
+
