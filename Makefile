@@ -148,17 +148,7 @@ help:
 
 # Checked on every run (a few dpkg queries), installed only when missing.
 deps:
-	@missing=; for p in $(PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || \
-			missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing$$missing"; \
-		$(SUDO) apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }; \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends $$missing >/dev/null || \
-			{ echo "deps: could not install:$$missing (see apt-get output above)" >&2; exit 1; }; \
-	fi
+	@SUDO=$(SUDO) tests/deps.sh $(PACKAGES)
 
 # --- kernel trees and builds -------------------------------------------------
 
@@ -170,20 +160,11 @@ trees: deps
 pristine: deps
 	@src-patches/trees.sh pristine
 
-# One kernel build at a time: two makes building into the same object
-# directory corrupt each other's dependency files.
+# One kernel build at a time (a lock in build/stamp/): two makes building
+# into the same object directory corrupt each other's dependency files.
 kernel: deps
-	@mkdir -p $(STAMP); exec 9>$(STAMP)/kernel.lock; \
-	if ! flock -n 9; then \
-		echo "kernel: another make is building the kernels, waiting for it"; \
-		flock -w 3600 9 || { echo "kernel: gave up waiting for the other build" >&2; exit 1; }; \
-	fi; \
-	src-patches/trees.sh patched || exit 1; \
-	python3 tests/policy.py check --matrix $(MATRIX) --bench policy/bench || exit 1; \
-	for k in $(KERNELS); do \
-		OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
-			Kconfig-fragments/build-kernel.sh $$k || exit 1; \
-	done
+	@OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) MATRIX=$(MATRIX) \
+		Kconfig-fragments/build-kernels.sh $(KERNELS)
 
 # Every option of the distro areas where a built kernel differs from
 # Debian's configuration, and why (build/results/config-diff/<kernel>.txt).
@@ -234,10 +215,7 @@ $(RAMSCAN): tests/scan/ramscan.c tests/guest/secrets.h
 
 # KVM only where a short probe boot proves it works; ACCEL= overrides.
 accel: kernel initramfs
-	@if [ -n "$(ACCEL)" ]; then echo "$(ACCEL)" > $(B)/accel; \
-	elif [ ! -s $(B)/accel ]; then \
-		qemu-boot/probe-accel.sh $(call image,lab-vanilla) $(INITRD) > $(B)/accel; fi
-	@echo "accel: $$(cat $(B)/accel)"
+	@ACCEL=$(ACCEL) qemu-boot/accel.sh $(B)/accel $(call image,lab-vanilla) $(INITRD)
 
 # --- the matrix -----------------------------------------------------------------
 
@@ -278,12 +256,7 @@ cell: kernel initramfs accel
 # broken cells of make harness-tests too, when make check left them.
 judge:
 	@python3 tests/results.py judge --matrix $(MATRIX) --results $(RESULTS)
-	@if [ -f $(RESULTS)/harness/result.json ] && [ -d $(HARNESS_CELLS) ]; then \
-		python3 tests/results.py judge --matrix tests/harness/broken.matrix \
-			--results $(HARNESS_CELLS) >/dev/null; \
-		python3 tests/harness/test_harness.py --cells $(HARNESS_CELLS) \
-			--matrix tests/harness/broken.matrix --out $(RESULTS)/harness; \
-	fi; \
+	@tests/harness/judge-cells.sh $(HARNESS_CELLS) $(RESULTS); \
 	$(MAKE) --no-print-directory summary
 
 SUMMARY_MATRIX = $(MATRIX)
@@ -293,10 +266,8 @@ summary:
 POLICY ?= full
 KERNEL ?= lab-patched
 boot: kernel initramfs accel
-	@echo "boot: $(KERNEL) kernel, sanitize_mem=$(POLICY) $(ARGS); type 'exit' to power off"
-	@ACCEL=$$(cat $(B)/accel) qemu-boot/run-qemu.sh $(call image,$(KERNEL)) $(INITRD) \
-		$(RAMDIR)/boot.ram "$$(qemu-boot/base-cmdline.sh) harness.shell sanitize_mem=$(POLICY) $(ARGS)"; \
-		rm -f $(RAMDIR)/boot.ram
+	@ACCEL=$$(cat $(B)/accel) qemu-boot/boot.sh $(KERNEL) $(call image,$(KERNEL)) $(INITRD) \
+		$(RAMDIR)/boot.ram $(POLICY) "$(ARGS)"
 
 # --- the harness's own tests ----------------------------------------------------
 
@@ -405,10 +376,8 @@ refresh:
 
 # Bisectability: every patch applies, passes checkpatch --strict and builds.
 series-check: trees
-	@eval "$$(python3 tests/policy.py kernel lab-patched)"; \
-	OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
-		FRAGMENTS="$$(for f in $$fragments; do printf '%s ' $(TOP)/Kconfig-fragments/$$f; done)" \
-		src-patches/series-check.sh
+	@OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
+		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" src-patches/series-check.sh
 
 # The series as one mbox with a cover letter, for git send-email.
 mbox: trees

@@ -6,6 +6,9 @@
         those that the given matrices and bench files use
     policy.py kernel NAME
         shell assignments for one kernel: tree=, flavour=, fragments=
+    policy.py fragments NAME
+        the paths of one kernel's fragments in Kconfig-fragments/, in
+        merge order, on one line (make series-check)
     policy.py cell --matrix M NAME
         shell assignments for one cell of M (tests/run-cell.sh): kernel=,
         args=, tests= (space-separated), mem= and timeout= (empty when the
@@ -424,20 +427,25 @@ def main(argv=None):
     p.add_argument("--fastpath", default=FASTPATH)
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
-    p = sub.add_parser("kernel")
-    p.add_argument("name")
+    for name in ("kernel", "fragments"):
+        p = sub.add_parser(name)
+        p.add_argument("name")
     p = sub.add_parser("cell")
     p.add_argument("--matrix", required=True)
     p.add_argument("name")
     args = ap.parse_args(argv)
 
     kernels = read_kernels()
-    if args.cmd == "kernel":
+    if args.cmd in ("kernel", "fragments"):
         k = kernels.get(args.name)
         if k is None:
             raise PolicyError(f"no kernel {args.name!r} in policy/kernels "
                               f"(one of {', '.join(kernels)})")
-        print(f"tree={k['tree']} flavour={k['flavour']} fragments='{' '.join(k['fragments'])}'")
+        if args.cmd == "fragments":
+            print(" ".join(os.path.join(FRAGMENTS, f) for f in k["fragments"]))
+        else:
+            print(f"tree={k['tree']} flavour={k['flavour']} "
+                  f"fragments='{' '.join(k['fragments'])}'")
         return 0
     if args.cmd == "cell":
         print(cell_assignments(read_matrix(args.matrix, kernels), args.name, args.matrix))
