@@ -280,14 +280,16 @@ boot: kernel initramfs accel
 # lost or damaged line) and the RAM scanner on made-up RAM files
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
-# gcc).  Each suite prints KTAP to build/results/<suite>/ktap.log, which
+# gcc), and make kernel's stamp with a make that only records its calls
+# (tests/harness/test_build_stamp.py).  Each suite prints KTAP to build/results/<suite>/ktap.log, which
 # becomes its result.json, counted by the summary.
-UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner
+UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp
 UNIT_policy-loader := python3 tests/harness/test_policy.py -v
 UNIT_harness-parser := python3 tests/harness/test_harness.py -v
 UNIT_lava-jobs := python3 tests/harness/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
+UNIT_build-stamp := python3 tests/harness/test_build_stamp.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
 # YAML, the bench plot with its matplotlib: all make unit may need to install.
 unit:
