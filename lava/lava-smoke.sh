@@ -37,9 +37,12 @@ if ! command -v lava-run >/dev/null 2>&1; then
 		say "(Debian 12: apt-get install lava-dispatcher, 2023.01)"
 		exit 2
 	fi
-	say "lava-run is missing: installing lava-dispatcher (large, once)"
-	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q lava-dispatcher >&2 || {
+	# Without its recommends (a linux-image, lxc, libguestfs-tools, NFS and
+	# TFTP servers, qemu-system-arm...: 440 packages more on a bare Debian
+	# 12): this job only downloads file:// images (no compression, no
+	# overlay) and boots qemu-system-x86, a package of make deps.
+	say "lava-run is missing: installing lava-dispatcher (once)"
+	"$top/tests/deps.sh" lava-dispatcher >&2 || {
 		say "apt-get install lava-dispatcher failed"
 		exit 2
 	}
