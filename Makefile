@@ -107,12 +107,13 @@ help:
 	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
 	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
 	@echo 'make unit            the harness tests that need no kernel (policy/ loader, judge'
-	@echo '                     on saved logs, expect driver, LAVA jobs, bench parser, RAM scanner):'
-	@echo '                     seconds, nothing built; results in build/results/<suite>/'
+	@echo '                     on saved logs, expect driver, LAVA jobs, bench parser, RAM scanner,'
+	@echo '                     the kernel stamp): seconds, nothing built; build/results/<suite>/'
 	@echo 'make deps            install the Debian packages that are missing'
 	@echo 'make trees           unpack linux-source-6.12 and apply src-patches/series'
 	@echo 'make kernel          build the kernels of policy/kernels the matrix and bench use'
-	@echo '                     (out of tree, ccache; KERNELS="name ..." for some of them)'
+	@echo '                     (out of tree, ccache; KERNELS="name ..." for some of them);'
+	@echo '                     an unchanged one is skipped (build/obj/<kernel>/build.stamp)'
 	@echo 'make config-diff     every distro-area option where a distro kernel differs from'
 	@echo '                     Debian'"'"'s config, and why'
 	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
@@ -281,8 +282,9 @@ boot: kernel initramfs accel
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
 # gcc), and make kernel's stamp with a make that only records its calls
-# (tests/harness/test_build_stamp.py).  Each suite prints KTAP to build/results/<suite>/ktap.log, which
-# becomes its result.json, counted by the summary.
+# (tests/harness/test_build_stamp.py).  Each suite prints KTAP to
+# build/results/<suite>/ktap.log, which becomes its result.json, counted
+# by the summary.
 UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp
 UNIT_policy-loader := python3 tests/harness/test_policy.py -v
 UNIT_harness-parser := python3 tests/harness/test_harness.py -v

@@ -1,7 +1,8 @@
 """Tests of the loader of policy/ (tests/policy.py: kernels, matrix cells
 and their expectations, policy/lifetime against the matrices and the
-channels, policy/fastpath, policy/bench and policy/bench-targets) and of the Debian fragment (Kconfig-fragments/debian.py), on
-the real files and on small files made here: no kernel tree, no build.
+channels, policy/fastpath, policy/bench and policy/bench-targets) and of
+the Debian fragment (Kconfig-fragments/debian.py), on the real files and
+on small files made here: no kernel tree, no build.
 Run by "make unit"; prints KTAP (tests/ktap_runner.py), -v adds a
 failure's traceback."""
 
