@@ -9,7 +9,8 @@ still costs ~9 s per kernel, and make check calls make kernel five times).
         of policy/kernels in order (Kconfig-fragments/<name>; "@debian":
         $DEBIAN_CONFIG, distro.areas and debian.py), the scripts that
         configure and build (build-kernel.sh, configure.sh, this file), the
-        compiler, the environment kbuild reads.  Files by sha256, size
+        toolchain's versions (gcc, ld, pahole), the environment kbuild
+        reads.  Files by sha256, size
         and mtime, so a touched file counts as changed too.
     build-stamp.py seal INPUTS OBJ
         INPUTS (taken before the build started) plus the outputs as the
@@ -40,6 +41,9 @@ DEBIAN_INPUTS = ("distro.areas", "debian.py")
 KBUILD_ENV = ("ARCH", "CROSS_COMPILE", "LLVM", "KCFLAGS", "KCPPFLAGS", "KAFLAGS",
               "KBUILD_BUILD_USER", "KBUILD_BUILD_HOST", "KBUILD_BUILD_TIMESTAMP",
               "KBUILD_BUILD_VERSION", "INSTALL_MOD_PATH")
+# The toolchain whose version kbuild records in .config (CC_VERSION_TEXT,
+# LD_VERSION, PAHOLE_VERSION) and rebuilds for.
+TOOLS = ("gcc", "ld", "pahole")
 OUTPUTS = ("arch/x86/boot/bzImage", "vmlinux", ".config")
 
 
@@ -104,12 +108,13 @@ def inputs(src, obj, fragments):
             lines.append("fragment %s %s" % (frag, file_state(os.path.join(FRAGMENTS, frag))))
     for name in SCRIPTS:
         lines.append("script %s %s" % (name, file_state(os.path.join(HERE, name))))
-    try:
-        cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True,
-                            timeout=60).stdout.splitlines()[:1]
-    except (OSError, subprocess.TimeoutExpired):
-        cc = []
-    lines.append("gcc %s" % (cc[0] if cc else "?"))
+    for tool in TOOLS:
+        try:
+            out = subprocess.run([tool, "--version"], capture_output=True, text=True,
+                                 timeout=60).stdout.splitlines()[:1]
+        except (OSError, subprocess.TimeoutExpired):
+            out = []
+        lines.append("tool %s %s" % (tool, out[0] if out else "?"))
     for var in KBUILD_ENV:
         if var in os.environ:
             lines.append("env %s=%s" % (var, os.environ[var]))

@@ -240,6 +240,12 @@ class StampTest(unittest.TestCase):
         self.assertIsNotNone(self.stale())
         self.assertIsNotNone(self.stale(("base.config",), KCFLAGS="-O1"))
 
+    def test_toolchain_version(self):
+        self.setUpStamp()
+        self.write("bin/ld", "#!/bin/sh\necho 'GNU ld (a newer binutils) 9.99'\n", mode=0o755)
+        self.assertIn("tool ld GNU ld (a newer binutils) 9.99", self.built())
+        self.assertIsNone(self.stale())
+
 
 if __name__ == "__main__":
     sys.exit(ktap_runner.main(sys.modules[__name__], sys.argv[1:]))
