@@ -63,7 +63,8 @@ CELL_ENV = OBJ=$(OBJ) \
 	ACCEL=$$(cat $(B)/accel)
 
 .PHONY: all check check-debug deps trees pristine kernel initramfs accel matrix boot cell \
-	unit judge harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox mbox-check clean distclean help summary \
+	unit judge harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results \
+	uml lava-jobs lava-smoke refresh series-check mbox mbox-check clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
@@ -128,6 +129,8 @@ help:
 	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
 	@echo '                     (build/results/bench.md, .json, .svg); ~20 min'
 	@echo 'make bench-smoke     the bench on vanilla and off at a small scale (make check)'
+	@echo 'make uml             the KUnit suite under User-Mode Linux, built by kunit.py, once'
+	@echo '                     per policy of policy/uml (build/results/uml/)'
 	@echo 'make scanner-tests   the RAM scanner with the initramfs'"'"'s binaries (in make unit)'
 	@echo 'make lava-jobs       one LAVA job definition per cell, in build/lava/jobs/'
 	@echo 'make lava-smoke      run one generated job with lava-run (LAVA_CELL=vanilla)'
@@ -305,12 +308,15 @@ boot: kernel initramfs accel
 # lost or damaged line) and the RAM scanner on made-up RAM files
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
-# gcc).  Each suite prints KTAP to build/results/<suite>/ktap.log, which
+# gcc), and the UML runner against a fake kunit.py (tests/uml/test_uml.py:
+# a failed build, a hung build, a broken expectation turn it red).  Each
+# suite prints KTAP to build/results/<suite>/ktap.log, which
 # becomes its result.json, counted by the summary.
-UNIT_SUITES := policy-loader harness-parser bench-parser scanner
+UNIT_SUITES := policy-loader harness-parser bench-parser scanner uml-runner
 UNIT_policy-loader := python3 tests/harness/test_policy.py -v
 UNIT_harness-parser := python3 tests/harness/test_harness.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
+UNIT_uml-runner := python3 tests/uml/test_uml.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
 unit:
 	@$(MAKE) --no-print-directory -k $(addprefix unit-,$(UNIT_SUITES))
@@ -397,6 +403,20 @@ docs-results:
 	} > docs/results.md
 	@[ ! -f $(RESULTS)/bench.svg ] || cp $(RESULTS)/bench.svg docs/bench.svg
 	@echo "docs-results: docs/results.md"
+
+# --- User-Mode Linux ---------------------------------------------------------
+
+# The patched tree built for ARCH=um by the kernel's own kunit.py from the
+# series' kunitconfigs, and booted natively on the host once per line of
+# policy/uml (tests/uml/uml.py): the KUnit suite in seconds.  UML_SRC:
+# another patched tree (then build/src is left alone), UML_OBJ: kunit.py's
+# build directory.
+UML_SRC ?= $(PATCHED)
+UML_OBJ ?= $(B)/uml
+UML_ARGS = --src $(UML_SRC) --build-dir $(UML_OBJ) --jobs $(JOBS)
+UML_TREE = $(if $(filter $(PATCHED),$(UML_SRC)),trees,deps)
+uml: $(UML_TREE)
+	@python3 tests/uml/uml.py kunit $(UML_ARGS) --out $(RESULTS)/uml
 
 # --- test farms ---------------------------------------------------------------
 
