@@ -316,7 +316,8 @@ def cmd_bench(args):
         os.makedirs(d, exist_ok=True)
         # kunit.enable=0: the suite's own allocations would run in the
         # same boot; the bench alone, as in make bench's micro boots.
-        extra = f"kunit.enable=0 sanitize_bench.run=1 sanitize_bench.repeat={args.repeat}"
+        extra = (f"kunit.enable=0 sanitize_bench.run=1 sanitize_bench.repeat={args.repeat} "
+                 f"sanitize_bench.iters={args.iters}")
         status, lines = boot(args, line, extra, os.path.join(d, "console.log"), args.timeout)
         per, failed, done = bench_rounds(lines)
         comps = policy_components(lines)
@@ -345,8 +346,10 @@ def cmd_bench(args):
         for b in benches:
             vals = c["rounds"].get(b, [])
             n = cleared_bytes(b, set(c["components"]))
+            q = statistics.quantiles(vals, n=4) if len(vals) > 1 else [None] * 3
             table.setdefault(b, {})[c["name"]] = {
                 "median": statistics.median(vals) if vals else None,
+                "q1": q[0], "q3": q[2],
                 "min": min(vals) if vals else None, "max": max(vals) if vals else None,
                 "runs": vals, "cleared_bytes": n,
                 "floor_ns": round(bw[n]["libc"], 1) if n else 0.0,
@@ -357,7 +360,7 @@ def cmd_bench(args):
             "cpu": cpu_model(), "cpus": os.cpu_count(),
             "host": " ".join(platform.uname()[i] for i in (0, 2, 4)),
             "load": open("/proc/loadavg", encoding="utf-8").read().split()[:3],
-            "repeat": args.repeat, "src": args.src,
+            "repeat": args.repeat, "iters": args.iters, "src": args.src,
             "command": args.command or " ".join(sys.argv),
         },
         "units": {"median": "ns per alloc/free pair (ktime under UML: the host's clock), "
@@ -421,8 +424,9 @@ def markdown(doc, icount):
     L = ["# In-kernel microbenchmarks on the host CPU (User-Mode Linux)", "",
          f"Generated {meta['generated']} by `{meta['command']}`: the patched kernel built "
          f"for ARCH=um by kunit.py, one boot per line of `policy/uml`, "
-         f"mm/sanitize_bench.c run {meta['repeat']} times in that boot "
-         "(`sanitize_bench.run=1 sanitize_bench.repeat=N`). "
+         f"mm/sanitize_bench.c run {meta['repeat']} times in that boot, "
+         f"{meta['iters']} operations per benchmark and round (vmalloc: a quarter; "
+         "`sanitize_bench.run=1 sanitize_bench.repeat=N sanitize_bench.iters=M`). "
          f"Host: {meta['cpu']}, {meta['cpus']} cpus, {meta['host']}, load at start "
          f"{' '.join(meta['load'])}.", "",
          "UML runs the kernel's code natively, so these are the host's nanoseconds; "
@@ -498,6 +502,11 @@ def main(argv=None):
     p = sub.choices["bench"]
     p.add_argument("--memset-bw", required=True, help="tests/uml/memset-bw.c, built")
     p.add_argument("--repeat", type=int, default=11, help="rounds of the bench in one boot")
+    # 4 times the bench's default: a round of kmalloc-8 then lasts about a
+    # millisecond, not 70 us that one preemption of UML's host process
+    # can double.  vmalloc runs a quarter of it.
+    p.add_argument("--iters", type=int, default=16384,
+                   help="operations per benchmark and round (sanitize_bench.iters)")
     p.add_argument("--icount", action="append",
                    help="make bench's figures: bench.json or docs/results.md")
     p.add_argument("--command", help="how the run was started, for the report")
