@@ -430,7 +430,8 @@ bench-uml: $(UML_TREE)
 	@$(MAKE) --no-print-directory deps PACKAGES=python3-matplotlib
 	@$(MAKE) --no-print-directory $(B)/tools/memset-bw
 	@python3 tests/uml/uml.py bench $(UML_ARGS) --out $(RESULTS)/bench-uml --memset-bw $(B)/tools/memset-bw \
-		--icount $(RESULTS)/bench.json --icount docs/results.md --command "make bench-uml"
+		--icount $(RESULTS)/bench.json --icount docs/results.md \
+		--command "make bench-uml$(if $(filter $(PATCHED),$(UML_SRC)),, UML_SRC=$(UML_SRC))"
 	@/usr/bin/python3 tests/uml/plot.py $(RESULTS)/bench-uml/results.json \
 		$(RESULTS)/bench-uml/plot.svg
 	@cp $(RESULTS)/bench-uml/table.md $(RESULTS)/bench-uml.md

@@ -15,6 +15,8 @@ kernel's own tools/testing/kunit/kunit.py, as its developers run KUnit.
         microbenchmark repeated in that boot; with the host's memset
         bandwidth, DIR/results.json and DIR/table.md (tests/uml/plot.py
         draws DIR/plot.svg)
+    uml.py report --out DIR [--icount F ...]
+        DIR/table.md again from DIR/results.json, without booting
 
 Every external step has a timeout; a kernel that does not build or a boot
 that hangs is a failed test with the reason, never a hang or a skip.
@@ -291,14 +293,21 @@ def memset_bw(binary, sizes, timeout):
 
 
 def cpu_model():
+    """/proc/cpuinfo's model name, and the flags that make rep stos fast
+    (the kernel's memset and clear_page use it where they are set)."""
+    model, flags = platform.processor() or "unknown", []
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
                 if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    have = line.split(":", 1)[1].split()
+                    flags = [x for x in ("erms", "fsrm", "fsrs") if x in have]
+                    break
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    return f"{model} (cpuinfo flags: {' '.join(flags) or 'no erms/fsrm'})"
 
 
 def cmd_bench(args):
@@ -373,12 +382,24 @@ def cmd_bench(args):
     with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    icount = read_icount(args.icount)
-    with open(os.path.join(args.out, "table.md"), "w", encoding="utf-8") as f:
-        f.write(markdown(doc, icount))
-    print(f"bench-uml: wrote {shown(args.out)}/results.json and table.md"
-          + (f" ({len(errors)} errors)" if errors else ""))
+    write_table(args.out, doc, args.icount)
     return 1 if errors else 0
+
+
+def write_table(out, doc, icount):
+    with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(doc, read_icount(icount)))
+    print(f"bench-uml: wrote {shown(out)}/results.json and table.md"
+          + (f" ({len(doc['errors'])} errors)" if doc["errors"] else ""))
+
+
+def cmd_report(args):
+    """table.md again from a saved results.json (a change to the table
+    or a newer make bench, without booting)."""
+    with open(os.path.join(args.out, "results.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    write_table(args.out, doc, args.icount)
+    return 1 if doc["errors"] else 0
 
 
 def read_icount(paths):
@@ -478,6 +499,8 @@ def markdown(doc, icount):
                                   for k, v in doc["memset_ns"].items()) + " |",
           "| rep stosb | " + " | ".join(fmt(v["stosb"]) for v in doc["memset_ns"].values())
           + " |", ""]
+    L += ["Plot: `bench-uml.svg` (ns per pair, median and quartiles, beside off plus the "
+          "floor; make docs-results copies it from build/results/bench-uml/plot.svg).", ""]
     if doc["errors"]:
         L += ["Errors: " + "; ".join(doc["errors"]), ""]
     return "\n".join(L)
@@ -510,12 +533,16 @@ def main(argv=None):
     p.add_argument("--icount", action="append",
                    help="make bench's figures: bench.json or docs/results.md")
     p.add_argument("--command", help="how the run was started, for the report")
+    p = sub.add_parser("report", help="table.md again from DIR/results.json")
+    p.add_argument("--out", required=True, help="make bench-uml's directory")
+    p.add_argument("--icount", action="append",
+                   help="make bench's figures: bench.json or docs/results.md")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "check":
             print(f"{shown(args.policy)}: {len(read_uml(args.policy))} lines")
             return 0
-        return {"kunit": cmd_kunit, "bench": cmd_bench}[args.cmd](args)
+        return {"kunit": cmd_kunit, "bench": cmd_bench, "report": cmd_report}[args.cmd](args)
     except subprocess.TimeoutExpired as e:
         print(f"uml: {e.cmd[0]} timed out after {e.timeout} s", file=sys.stderr)
         return 1
