@@ -204,6 +204,20 @@ class RunTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("timed out after 2 s", tests["build"]["message"])
 
+    def test_bad_policy_file_leaves_a_red_result(self):
+        write(self.tmp.name, "uml", "full | sanitize_mem=full | kunit:sanitize_mem\n")
+        with open(os.devnull, "w") as null:
+            old, sys.stdout, sys.stderr = (sys.stdout, sys.stderr), null, null
+            try:
+                with self.assertRaises(SystemExit):
+                    self.run_kunit()
+            finally:
+                sys.stdout, sys.stderr = old
+        with open(os.path.join(self.out, "result.json"), encoding="utf-8") as f:
+            tests = json.load(f)["tests"]
+        self.assertEqual([t["status"] for t in tests], ["ERROR"])
+        self.assertIn("expected 4 fields", tests[0]["message"])
+
     def test_missing_kunitconfig_is_red(self):
         os.remove(os.path.join(self.src, uml.KUNITCONFIGS[1]))
         rc, tests = self.run_kunit()

@@ -546,6 +546,17 @@ def main(argv=None):
     except subprocess.TimeoutExpired as e:
         print(f"uml: {e.cmd[0]} timed out after {e.timeout} s", file=sys.stderr)
         return 1
+    except (Exception, PolicyError) as e:  # noqa: BLE001
+        # make check's summary counts result.json: a runner that died
+        # must leave a red one, not none at all.
+        if args.cmd == "kunit":
+            import traceback
+            os.makedirs(args.out, exist_ok=True)
+            write_result(args.out, os.path.basename(os.path.normpath(args.out)),
+                         [{"path": "harness", "status": "ERROR",
+                           "message": f"tests/uml/uml.py failed: {e}",
+                           "context": traceback.format_exc()}], {})
+        raise
 
 
 if __name__ == "__main__":
