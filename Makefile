@@ -73,11 +73,16 @@ all: kernel initramfs accel
 	$(MAKE) --no-print-directory summary
 
 # The tests that need no kernel run first, so a broken harness shows in
-# seconds; a kernel that does not build still ends in the summary line.
+# seconds; then the KUnit suite under User-Mode Linux (make uml: its own
+# kernel, a minute or two warm), so a change that breaks ARCH=um is red
+# before the QEMU kernels are built; a kernel that does not build still
+# ends in the summary line.
 check:
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory unit || \
 		echo "check: make unit failed (see above); carrying on, the summary counts it" >&2
+	@$(MAKE) --no-print-directory uml || \
+		echo "check: make uml failed (see above); carrying on, the summary counts it" >&2
 	@$(MAKE) --no-print-directory kernel initramfs accel || { \
 		echo "check: a kernel or the initramfs did not build (see above)" >&2; \
 		$(MAKE) --no-print-directory summary; exit 1; }
@@ -130,7 +135,7 @@ help:
 	@echo '                     (build/results/bench.md, .json, .svg); ~20 min'
 	@echo 'make bench-smoke     the bench on vanilla and off at a small scale (make check)'
 	@echo 'make uml             the KUnit suite under User-Mode Linux, built by kunit.py, once'
-	@echo '                     per policy of policy/uml (build/results/uml/)'
+	@echo '                     per policy of policy/uml (make check; build/results/uml/)'
 	@echo 'make bench-uml       the microbenchmark under UML on the host CPU beside the'
 	@echo '                     memset floor (build/results/bench-uml/)'
 	@echo 'make scanner-tests   the RAM scanner with the initramfs'"'"'s binaries (in make unit)'
@@ -411,8 +416,8 @@ docs-results:
 
 # The patched tree built for ARCH=um by the kernel's own kunit.py from the
 # series' kunitconfigs, and booted natively on the host once per line of
-# policy/uml (tests/uml/uml.py): the KUnit suite in seconds, so that CI
-# can go red when ARCH=um breaks; and the microbenchmark on the host CPU,
+# policy/uml (tests/uml/uml.py): the KUnit suite in seconds, so make check
+# goes red when ARCH=um breaks; and the microbenchmark on the host CPU,
 # where TCG -icount overweights rep stos.  UML_SRC: another patched tree
 # (then build/src is left alone), UML_OBJ: kunit.py's build directory.
 UML_SRC ?= $(PATCHED)
