@@ -158,7 +158,9 @@ def boot(args, line, extra_args, console, timeout):
     if rc is None:
         status = {"result": "timeout", "reason": f"kunit.py exec did not end in {timeout} s",
                   "seconds": secs}
-    elif any("Timeout Reached" in x or "timed out" in x.lower() for x in lines[-20:]):
+    elif any(re.match(r"Command .* timed out after \d+ seconds", x) for x in lines[-20:]):
+        # kunit.py's own timeout: it prints subprocess's TimeoutExpired
+        # and terminates the kernel, then parses what came.
         status = {"result": "timeout", "reason": f"the UML kernel did not halt in {timeout} s",
                   "seconds": secs}
     else:
