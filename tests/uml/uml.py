@@ -329,7 +329,8 @@ def cmd_bench(args):
         # same boot; the bench alone, as in make bench's micro boots.
         extra = (f"kunit.enable=0 sanitize_bench.run=1 sanitize_bench.repeat={args.repeat} "
                  f"sanitize_bench.iters={args.iters}")
-        status, lines = boot(args, line, extra, os.path.join(d, "console.log"), args.timeout)
+        timeout = int(line["expect"].get("timeout", args.timeout))
+        status, lines = boot(args, line, extra, os.path.join(d, "console.log"), timeout)
         per, failed, done = bench_rounds(lines)
         comps = policy_components(lines)
         errs = []
@@ -521,10 +522,12 @@ def main(argv=None):
         p.add_argument("--out", required=True)
         p.add_argument("--jobs", type=int, default=2)
         p.add_argument("--build-timeout", type=int, default=3600,
-                       help="seconds kunit.py build may take (cold: ~10 min here)")
+                       help="seconds kunit.py build may take (cold: 13 min here)")
         p.add_argument("--timeout", type=int, default=120,
                        help="seconds a boot may take (policy/uml timeout= overrides)")
     p = sub.choices["bench"]
+    # 11 rounds take about 40 s here under load; a slower host gets room.
+    p.set_defaults(timeout=600)
     p.add_argument("--memset-bw", required=True, help="tests/uml/memset-bw.c, built")
     p.add_argument("--repeat", type=int, default=11, help="rounds of the bench in one boot")
     # 4 times the bench's default: a round of kmalloc-8 then lasts about a
