@@ -68,7 +68,8 @@ CELL_ENV = OBJ=$(OBJ) \
 	ACCEL=$$(cat $(B)/accel)
 
 .PHONY: all check check-debug deps trees pristine kernel initramfs accel matrix boot cell \
-	unit judge harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results lava-jobs lava-smoke refresh series-check mbox mbox-check clean distclean help summary \
+	unit judge harness-tests scanner-tests config-diff lifetime fastpath bench bench-smoke docs-results \
+	uml bench-uml lava-jobs lava-smoke refresh series-check mbox mbox-check clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
@@ -77,11 +78,16 @@ all: kernel initramfs accel
 	$(MAKE) --no-print-directory summary
 
 # The tests that need no kernel run first, so a broken harness shows in
-# seconds; a kernel that does not build still ends in the summary line.
+# seconds; then the KUnit suite under User-Mode Linux (make uml: its own
+# kernel, a minute or two warm), so a change that breaks ARCH=um is red
+# before the QEMU kernels are built; a kernel that does not build still
+# ends in the summary line.
 check:
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory unit || \
 		echo "check: make unit failed (see above); carrying on, the summary counts it" >&2
+	@$(MAKE) --no-print-directory uml || \
+		echo "check: make uml failed (see above); carrying on, the summary counts it" >&2
 	@$(MAKE) --no-print-directory kernel initramfs accel || { \
 		echo "check: a kernel or the initramfs did not build (see above)" >&2; \
 		$(MAKE) --no-print-directory summary; exit 1; }
@@ -133,6 +139,10 @@ help:
 	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
 	@echo '                     (build/results/bench.md, .json, .svg); ~20 min'
 	@echo 'make bench-smoke     the bench on vanilla and off at a small scale (make check)'
+	@echo 'make uml             the KUnit suite under User-Mode Linux, built by kunit.py, once'
+	@echo '                     per policy of policy/uml (make check; build/results/uml/)'
+	@echo 'make bench-uml       the microbenchmark under UML on the host CPU beside the'
+	@echo '                     memset floor (build/results/bench-uml/)'
 	@echo 'make scanner-tests   the RAM scanner with the initramfs'"'"'s binaries (in make unit)'
 	@echo 'make lava-jobs       one LAVA job definition per cell, in build/lava/jobs/'
 	@echo 'make lava-smoke      run one generated job with lava-run (LAVA_CELL=vanilla)'
@@ -224,7 +234,7 @@ accel: kernel initramfs
 # stale one.  What the standalone jobs wrote (make bench: ~20 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
-KEEP_RESULTS := debug bench bench.md bench.json bench.svg series-check.txt sanitize_mem.mbox sanitize_mem.mbox.head
+KEEP_RESULTS := debug bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt sanitize_mem.mbox sanitize_mem.mbox.head
 reset-results:
 	@mkdir -p $(RESULTS)
 	@find $(RESULTS) -mindepth 1 -maxdepth 1 \
@@ -281,15 +291,18 @@ boot: kernel initramfs accel
 # lost or damaged line) and the RAM scanner on made-up RAM files
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
-# gcc), and make kernel's stamp with a make that only records its calls
-# (tests/harness/test_build_stamp.py).  Each suite prints KTAP to
+# gcc), make kernel's stamp with a make that only records its calls
+# (tests/harness/test_build_stamp.py), and the UML runner against a fake
+# kunit.py (tests/uml/test_uml.py: a failed build, a hung build, a broken
+# expectation turn it red).  Each suite prints KTAP to
 # build/results/<suite>/ktap.log, which becomes its result.json, counted
 # by the summary.
-UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp
+UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp uml-runner
 UNIT_policy-loader := python3 tests/harness/test_policy.py -v
 UNIT_harness-parser := python3 tests/harness/test_harness.py -v
 UNIT_lava-jobs := python3 tests/harness/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
+UNIT_uml-runner := python3 tests/uml/test_uml.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
 UNIT_build-stamp := python3 tests/harness/test_build_stamp.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
@@ -357,6 +370,35 @@ bench-smoke: kernel initramfs
 # make lifetime / make check and make bench; a missing run is named.
 docs-results:
 	@python3 tests/docs_results.py --results $(RESULTS) --docs docs
+
+# --- User-Mode Linux ---------------------------------------------------------
+
+# The patched tree built for ARCH=um by the kernel's own kunit.py from the
+# series' kunitconfigs, and booted natively on the host once per line of
+# policy/uml (tests/uml/uml.py): the KUnit suite in seconds, so make check
+# goes red when ARCH=um breaks; and the microbenchmark on the host CPU,
+# where TCG -icount overweights rep stos.  UML_SRC: another patched tree
+# (then build/src is left alone), UML_OBJ: kunit.py's build directory.
+UML_SRC ?= $(PATCHED)
+UML_OBJ ?= $(B)/uml
+UML_ARGS = --src $(UML_SRC) --build-dir $(UML_OBJ) --jobs $(JOBS)
+UML_TREE = $(if $(filter $(PATCHED),$(UML_SRC)),trees,deps)
+uml: $(UML_TREE)
+	@python3 tests/uml/uml.py kunit $(UML_ARGS) --out $(RESULTS)/uml
+
+$(B)/tools/memset-bw: tests/uml/memset-bw.c
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
+bench-uml: $(UML_TREE)
+	@$(MAKE) --no-print-directory deps PACKAGES=python3-matplotlib
+	@$(MAKE) --no-print-directory $(B)/tools/memset-bw
+	@python3 tests/uml/uml.py bench $(UML_ARGS) --out $(RESULTS)/bench-uml --memset-bw $(B)/tools/memset-bw \
+		--icount $(RESULTS)/bench.json --icount docs/results.md \
+		--command "make bench-uml$(if $(filter $(PATCHED),$(UML_SRC)),, UML_SRC=$(UML_SRC))"
+	@/usr/bin/python3 tests/uml/plot.py $(RESULTS)/bench-uml/results.json \
+		$(RESULTS)/bench-uml/plot.svg
+	@cp $(RESULTS)/bench-uml/table.md $(RESULTS)/bench-uml.md
 
 # --- test farms ---------------------------------------------------------------
 

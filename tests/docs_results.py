@@ -4,7 +4,8 @@
     docs_results.py --results build/results --docs docs
 
 The tables of build/results/lifetime.md (make lifetime, make check) and
-bench.md (make bench), one heading level down, and the verdicts of
+bench.md (make bench) and bench-uml.md (make bench-uml), one heading
+level down, and the verdicts of
 make fastpath; a part whose run left nothing is named as not measured,
 never left out silently.  The bench plot is drawn again from bench.json
 by tests/bench/plot.py (python3-matplotlib).  Run by make docs-results.
@@ -14,9 +15,10 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import sys
 
-PARTS = ("lifetime", "bench")
+PARTS = ("lifetime", "bench", "bench-uml")
 
 
 def fastpath_lines(path):
@@ -60,6 +62,9 @@ def main(argv=None):
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
         import plot
         plot.main([bench, os.path.join(args.docs, "bench.svg")])
+    uml_plot = os.path.join(args.results, "bench-uml", "plot.svg")
+    if os.path.isfile(uml_plot):
+        shutil.copyfile(uml_plot, os.path.join(args.docs, "bench-uml.svg"))
     print(f"docs-results: {os.path.join(args.docs, 'results.md')}")
     return 0
 
