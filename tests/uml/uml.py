@@ -38,7 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from policy import PolicyError, parse_expect, rows, shown  # noqa: E402
-from results import BOOT_LINE, clean_lines, judge_cell  # noqa: E402
+from judge import BOOT_LINE, judge_cell  # noqa: E402
+from ktap import clean_lines  # noqa: E402
+import resultfile  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(HERE))
 POLICY = os.path.join(TOP, "policy", "uml")
@@ -192,11 +194,9 @@ def judge_uml(line, lines, status):
 
 
 def write_result(out, name, tests, meta):
-    with open(os.path.join(out, "result.json"), "w", encoding="utf-8") as f:
-        json.dump({"cell": name, "kernel": "uml", "args": "", **meta,
-                   "log": f"{name}/build.log", "tests": tests}, f, indent=2)
-        f.write("\n")
-    bad = [t for t in tests if t["status"] in ("FAIL", "ERROR", "MISS")]
+    resultfile.write(out, cell=name, kernel="uml", tests=tests,
+                     log=f"{name}/build.log", **meta)
+    bad = resultfile.failed(tests)
     print(f"{name}: {'PASS' if not bad else 'FAIL'} ({len(tests) - len(bad)}/{len(tests)} "
           f"tests)" + (f" first problem: {bad[0]['path']}: {bad[0]['message']}" if bad else ""),
           flush=True)
