@@ -57,6 +57,7 @@ RAMSCAN := $(B)/tools/ramscan
 # Guest tests: static C programs and busybox shell scripts, installed in the
 # initramfs under their name without extension.
 GUEST_PROGRAMS := $(patsubst tests/guest/%.c,$(B)/guest/%,$(wildcard tests/guest/*.c)) \
+	$(B)/guest/lifetime \
 	$(patsubst tests/guest/%.sh,$(B)/guest/%,$(wildcard tests/guest/*.sh)) \
 	$(wildcard tests/harness/guest/*)
 
@@ -208,6 +209,16 @@ $(GUEST_GEN)/channels.h: tests/scan/channels tests/guest/channels-h.py tests/pol
 $(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | deps
 	@mkdir -p $(@D)
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest -I$(GUEST_GEN)
+
+# lifetime is a program of several files (tests/guest/lifetime/lifetime.h
+# says which does what); a channel of the list without its ch_<id> function
+# does not link.
+LIFETIME_SRC := $(wildcard tests/guest/lifetime/*.c)
+$(B)/guest/lifetime: $(LIFETIME_SRC) $(wildcard tests/guest/lifetime/*.h) $(wildcard tests/guest/*.h) \
+		$(GUEST_GEN)/channels.h | deps
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $(LIFETIME_SRC) -Itests/guest/lifetime \
+		-Itests/guest -I$(GUEST_GEN)
 
 $(B)/guest/%: tests/guest/%.sh
 	@mkdir -p $(@D)

@@ -5,11 +5,12 @@
 
 tests/scan/channels names every channel of the attacker's-view test; the
 host scanner reads it at run time and tests/policy.py checks
-policy/lifetime against it.  The guest program (tests/guest/lifetime.c)
+policy/lifetime against it.  The guest program (tests/guest/lifetime/)
 is static C in the initramfs, so it takes the same list at build time,
 as this header: one X(id, "name") per channel, in the file's order, id
-being the name with "-" and "." as "_" (lifetime.c's function for a
-channel is ch_<id>: a channel listed without one does not compile).
+being the name with "-" and "." as "_" (the program's function for a
+channel is ch_<id>, declared from this list in lifetime.h and defined in
+one of its ch-*.c files: a channel listed without one does not link).
 Written by make into build/guest-gen/, never committed.
 """
 

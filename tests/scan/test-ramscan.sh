@@ -51,20 +51,24 @@ if [ ! -x "$ramscan" ] || [ "$ramscan" -ot "$here/ramscan.c" ] ||
 	fi
 fi
 lifetime=${LIFETIME:-$top/build/guest/lifetime}
-if [ ! -x "$lifetime" ] || [ "$lifetime" -ot "$top/tests/guest/lifetime.c" ] ||
-	[ "$lifetime" -ot "$top/tests/scan/channels" ]; then
+stale=
+for f in "$top"/tests/guest/lifetime/* "$top/tests/scan/channels"; do
+	[ "$lifetime" -ot "$f" ] && stale=1
+done
+if [ ! -x "$lifetime" ] || [ -n "$stale" ]; then
 	lifetime=$tmp/lifetime
 	{ python3 "$top/tests/guest/channels-h.py" "$top/tests/scan/channels" \
 		>"$tmp/channels.h" &&
-	  gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest" -I"$tmp" -o "$lifetime" \
-		"$top/tests/guest/lifetime.c"; } >"$tmp/lifetime.build" 2>&1 || lifetime=
+	  gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest/lifetime" -I"$top/tests/guest" \
+		-I"$tmp" -o "$lifetime" "$top"/tests/guest/lifetime/*.c; } >"$tmp/lifetime.build" 2>&1 ||
+		lifetime=
 	# Without a static libc there is nothing to check against; with one, a
-	# lifetime.c that does not build (a channel listed without its
-	# function) is a failure, not a skip.
+	# lifetime that does not build (a channel listed without its
+	# function does not link) is a failure, not a skip.
 	lifetime_broken=
 	if [ -z "$lifetime" ] && echo 'int main(void) { return 0; }' |
 		gcc -static -x c -o "$tmp/static-probe" - 2>/dev/null; then
-		lifetime_broken=$(grep -m 1 -i 'error' "$tmp/lifetime.build" || head -n 1 "$tmp/lifetime.build")
+		lifetime_broken=$(grep -m 1 -i 'undefined reference\|error' "$tmp/lifetime.build" || head -n 1 "$tmp/lifetime.build")
 	fi
 fi
 
@@ -225,7 +229,7 @@ if [ -n "$lifetime" ]; then
 	fi
 elif [ -n "${lifetime_broken:-}" ]; then
 	not_ok "tests/scan/channels and lifetime --list name the same channels" \
-		"tests/guest/lifetime.c does not build: $lifetime_broken"
+		"tests/guest/lifetime/ does not build: $lifetime_broken"
 else
 	skip "tests/scan/channels and lifetime --list name the same channels" \
 		"no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
