@@ -52,13 +52,15 @@ if [ ! -x "$ramscan" ] || [ "$ramscan" -ot "$here/ramscan.c" ] ||
 fi
 lifetime=${LIFETIME:-$top/build/guest/lifetime}
 stale=
-for f in "$top"/tests/guest/lifetime/* "$top/tests/scan/channels"; do
+for f in "$top"/tests/guest/lifetime/* "$top/tests/scan/channels" "$top/tests/scan/channels-real"; do
 	[ "$lifetime" -ot "$f" ] && stale=1
 done
 if [ ! -x "$lifetime" ] || [ -n "$stale" ]; then
 	lifetime=$tmp/lifetime
 	{ python3 "$top/tests/guest/channels-h.py" "$top/tests/scan/channels" \
 		>"$tmp/channels.h" &&
+	  python3 "$top/tests/guest/channels-h.py" --real "$top/tests/scan/channels-real" \
+		>"$tmp/channels-real.h" &&
 	  gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest/lifetime" -I"$top/tests/guest" \
 		-I"$tmp" -o "$lifetime" "$top"/tests/guest/lifetime/*.c; } >"$tmp/lifetime.build" 2>&1 ||
 		lifetime=
@@ -218,22 +220,25 @@ check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
 assert len(d[\"channels\"]) >= 10, d
 assert all(v == 0 for c in d[\"channels\"].values() for v in c.values()), d" "$4"' \
 	sh "$ramscan" $seed "$here/channels" "$tmp/real.json" "$ram"
-if [ -n "$lifetime" ]; then
-	want=$(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$here/channels")
-	have=$("$lifetime" --list 2>&1)
-	if [ "$want" = "$have" ]; then
-		ok "tests/scan/channels and lifetime --list name the same channels"
+# The two lists: make check's, and the real programs' (lifetime --real).
+for list in channels:--list channels-real:"--real --list"; do
+	file=${list%%:*} args=${list#*:}
+	name="tests/scan/$file and lifetime $args name the same channels"
+	if [ -n "$lifetime" ]; then
+		want=$(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$here/$file")
+		# shellcheck disable=SC2086
+		have=$("$lifetime" $args 2>&1)
+		if [ "$want" = "$have" ]; then
+			ok "$name"
+		else
+			not_ok "$name" "$(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+		fi
+	elif [ -n "${lifetime_broken:-}" ]; then
+		not_ok "$name" "tests/guest/lifetime/ does not build: $lifetime_broken"
 	else
-		not_ok "tests/scan/channels and lifetime --list name the same channels" \
-			"$(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+		skip "$name" "no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
 	fi
-elif [ -n "${lifetime_broken:-}" ]; then
-	not_ok "tests/scan/channels and lifetime --list name the same channels" \
-		"tests/guest/lifetime/ does not build: $lifetime_broken"
-else
-	skip "tests/scan/channels and lifetime --list name the same channels" \
-		"no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
-fi
+done
 
 # --- errors: exit status 2 and a message --------------------------------------
 err() { # name, command...: ok if it exits 2 and says something on stderr

@@ -4,9 +4,11 @@
  */
 #include "lifetime.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <linux/if_alg.h>
+#include <linux/netlink.h>
 #include <sys/socket.h>
 
 #ifndef SOL_ALG
@@ -254,4 +256,91 @@ int ch_afalg_aead_key(const struct channel *ch, struct result *r)
 int ch_afalg_aead_plain(const struct channel *ch, struct result *r)
 {
 	return afalg_plain(ch, r, "aead", "gcm(aes)");
+}
+
+/*
+ * afalg-kcapi (channels-real): kcapi-enc (package kcapi-tools) encrypts
+ * the public text with cbc(aes) through AF_ALG, the key (head = AES-128)
+ * given on a pipe (--keyfd), COPIES times, each a process of its own held
+ * at its exit until the release.
+ */
+int ch_afalg_kcapi(const struct channel *ch, struct result *r)
+{
+	static const char text[] = PUBLIC_TEXT;
+	struct prog p[COPIES];
+	char key[SECRET_HALF], ct[256], fdnum[16];
+	char *argv[] = { "kcapi-enc", "-q", "-e", "-c", "cbc(aes)", "--iv",
+			 "00000000000000000000000000000000", "--keyfd", fdnum, NULL };
+	int i, ret = -1, null;
+	ssize_t n = 0;
+
+	/*
+	 * libkcapi asks the kernel for the algorithm's sizes over
+	 * NETLINK_CRYPTO before it opens AF_ALG: without CRYPTO_USER
+	 * kcapi-enc fails ("cannot open netlink socket").  Asked first, with
+	 * no secret derived yet.
+	 */
+	i = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_CRYPTO);
+	if (i < 0 && (errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT))
+		return skip(r, "kernel has no CRYPTO_USER: libkcapi needs NETLINK_CRYPTO "
+			    "(needs CONFIG_CRYPTO_USER=y)");
+	if (i < 0)
+		return fail_errno(r, "socket(NETLINK_CRYPTO)");
+	close(i);
+	null = open("/dev/null", O_RDWR);
+	memset(p, 0, sizeof(p));
+	for (i = 0; i < COPIES; i++) {
+		int kp[2], in[2], out[2];
+
+		if (pipe(kp) || pipe(in) || pipe(out)) {
+			fail_errno(r, "pipe");
+			goto out;
+		}
+		secret_derive_n(seed, ch->name, key, SECRET_HALF);
+		n = write(kp[1], key, sizeof(key));
+		scrub(key, sizeof(key));
+		close(kp[1]);
+		if (n != (ssize_t)sizeof(key) || write_full(in[1], text, sizeof(text) - 1)) {
+			fail_errno(r, "write to kcapi-enc's pipes");
+			goto out;
+		}
+		close(in[1]);
+		snprintf(fdnum, sizeof(fdnum), "%d", kp[0]);
+		if (prog_start(&p[i], "/usr/bin/kcapi-enc", "kcapi-tools", argv, in[0], out[1], -1, r))
+			goto out;
+		close(kp[0]);
+		close(in[0]);
+		close(out[1]);
+		/*
+		 * Held at its exit, it has not closed its end of the pipe yet:
+		 * what it wrote is there, read without waiting for an EOF.
+		 */
+		if (prog_wait_exit(&p[i], PROG_TIMEOUT, r)) {
+			close(out[0]);
+			goto out;
+		}
+		fcntl(out[0], F_SETFL, O_NONBLOCK);
+		n = read(out[0], ct, sizeof(ct));
+		close(out[0]);
+		if (n < (ssize_t)sizeof(text) - 1) {
+			fail(r, "kcapi-enc wrote %zd bytes for %zu", n, sizeof(text) - 1);
+			goto out;
+		}
+		if (!memcmp(ct, text, sizeof(text) - 1)) {
+			fail(r, "the ciphertext is the plaintext");
+			goto out;
+		}
+	}
+	note(r, "%d runs of kcapi-enc cbc(aes), key on --keyfd, %zd bytes out each", COPIES, n);
+	hold(r);
+	ret = 0;
+out:
+	for (i = 0; i < COPIES; i++) {
+		if (!ret)
+			prog_release(&p[i]);
+		prog_kill(&p[i]);
+	}
+	if (null >= 0)
+		close(null);
+	return ret;
 }

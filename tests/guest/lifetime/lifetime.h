@@ -17,9 +17,15 @@
  *   ch-ipc.c      pipe, unix, msgq
  *   ch-fs.c       tmpfs, xattr
  *   ch-mm.c       memcg, thp
- *   ch-tty.c      tty, pty
- *   ch-crypto.c   AF_ALG
+ *   ch-tty.c      tty, pty; pty-ssh, tty-raw (pinentry-curses)
+ *   ch-crypto.c   AF_ALG; afalg-kcapi (kcapi-enc)
+ *   ch-block.c    dm-crypt (cryptsetup)
  *   ch-wifi.c     mac80211 keys on a mac80211_hwsim access point
+ *   exec.c        running a Debian program: timeout, held at its exit
+ *
+ * The channels driven by Debian programs are those of channels-real.h
+ * (tests/scan/channels-real), run instead of the others with
+ * lifetime.list=real on the kernel command line.
  */
 #ifndef LIFETIME_H
 #define LIFETIME_H
@@ -32,6 +38,7 @@
 #include <sys/types.h>
 
 #include "channels.h"	/* generated from tests/scan/channels */
+#include "channels-real.h"	/* from tests/scan/channels-real */
 #include "secrets.h"
 
 #define PAGE		4096
@@ -72,6 +79,7 @@ struct channel {
 /* The channel functions, ch_<id> for each channel of channels.h. */
 #define CHANNEL_DECL(id, name) int ch_##id(const struct channel *ch, struct result *r);
 CHANNEL_LIST(CHANNEL_DECL)
+CHANNEL_LIST_REAL(CHANNEL_DECL)
 #undef CHANNEL_DECL
 
 /* main.c: the channel's RESIDENT and FIRST flags. */
@@ -122,5 +130,21 @@ int marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int write_file(const char *path, const char *text);
 ssize_t read_file(const char *path, char *buf, size_t size);
 int has_word(const char *text, const char *word);
+
+/* exec.c: a real Debian program, held at its exit (channels-real). */
+#define PROG_TIMEOUT	20	/* seconds a program may take, under TCG */
+struct prog {
+	pid_t pid;		/* traced, 0 once reaped */
+	const char *name;
+	int status;		/* its exit status, at the exit stop */
+	int last_signal;	/* the last signal it stopped for */
+	int err;		/* its stderr, when not given (for messages) */
+};
+int prog_start(struct prog *p, const char *path, const char *package, char *const argv[],
+	       int in, int out, int err, struct result *r);
+int prog_wait_exit(struct prog *p, int timeout, struct result *r);
+int prog_release(struct prog *p);
+void prog_kill(struct prog *p);
+int prog_signal(struct prog *p, int sig);
 
 #endif

@@ -51,7 +51,9 @@
  * exits, and the program cannot wait for an answer to a question the host
  * has not seen yet.  KTAP goes to stdout.
  *
- * usage: lifetime [--list] [--only CH,CH...]
+ * usage: lifetime [--real] [--list] [--only CH,CH...]
+ * --real (or lifetime.list=real on the kernel command line): the channels
+ * of tests/scan/channels-real, driven by real Debian programs, instead.
  * environment: LIFETIME_CONSOLE (console device), LIFETIME_TMP (tmpfs
  * directory, default /tmp), LIFETIME_CGROUP (where cgroup2 is or is to be
  * mounted, default /sys/fs/cgroup), LIFETIME_TIMEOUT (seconds to wait for
@@ -96,13 +98,18 @@ int helper_fd = -1;
  */
 #define SETTLE_MS	1000
 
-/* ---- the table: the channels of tests/scan/channels (channels.h) ----------- */
+/* ---- the tables: tests/scan/channels and tests/scan/channels-real ------------ */
 
 /*
- * Channel <name> runs ch_<id> (channels.h: <name> with "-" as "_"); a
- * channel listed there without its function here does not compile.
+ * Channel <name> runs ch_<id> (channels.h and channels-real.h: <name> with
+ * "-" as "_"); a channel listed there without its function does not link.
+ * Two lists: the one of make check (tests/scan/channels, channels.h) and
+ * the channels driven by real Debian programs (tests/scan/channels-real,
+ * channels-real.h, make lifetime-real), chosen by "lifetime.list=real" on
+ * the kernel command line or --real.
  */
-#define ch_unused NULL		/* the control: nothing runs in the guest */
+#define ch_unused NULL		/* the controls: nothing runs in the guest */
+#define ch_real_unused NULL
 
 enum channel_id {
 #define CHANNEL_ID(id, name) CH_##id,
@@ -110,23 +117,58 @@ enum channel_id {
 #undef CHANNEL_ID
 };
 
-static const struct channel channels[NCHANNELS] = {
+enum channel_real_id {
+#define CHANNEL_ID(id, name) CHR_##id,
+	CHANNEL_LIST_REAL(CHANNEL_ID)
+#undef CHANNEL_ID
+};
+
+static const struct channel main_channels[NCHANNELS] = {
 #define CHANNEL_ENTRY(id, name) [CH_##id] = { name, ch_##id },
 	CHANNEL_LIST(CHANNEL_ENTRY)
 #undef CHANNEL_ENTRY
 };
 
+static const struct channel real_channels[NCHANNELS_REAL] = {
+#define CHANNEL_ENTRY(id, name) [CHR_##id] = { name, ch_##id },
+	CHANNEL_LIST_REAL(CHANNEL_ENTRY)
+#undef CHANNEL_ENTRY
+};
+
 /* The channels that do not just hold their data until the release. */
-static const int channel_flags[NCHANNELS] = {
+static const int main_flags[NCHANNELS] = {
 	[CH_alive] = RESIDENT,
 	[CH_kstack] = RESIDENT,
 	[CH_tty] = FIRST,
 	[CH_wifi_alive] = RESIDENT,
 };
 
+static const int real_flags[NCHANNELS_REAL] = {
+	[CHR_real_unused] = 0,
+};
+
+#define MAXCHANNELS	(NCHANNELS + NCHANNELS_REAL)
+
+/* The list this run uses. */
+static const struct channel *channels = main_channels;
+static size_t nchannels = NCHANNELS;
+
 int flags_of(const struct channel *ch)
 {
-	return channel_flags[ch - channels];
+	if (ch >= main_channels && ch < main_channels + NCHANNELS)
+		return main_flags[ch - main_channels];
+	return real_flags[ch - real_channels];
+}
+
+/* "lifetime.list=real" among the words of /proc/cmdline? */
+static int cmdline_real(void)
+{
+	char text[4096];
+
+	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
+		return 0;
+	text[strcspn(text, "\n")] = '\0';
+	return has_word(text, "lifetime.list=real");
 }
 
 /* ---- the parent ------------------------------------------------------------- */
@@ -207,30 +249,42 @@ static void start_channel(const struct channel *ch, struct result *r, struct run
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: lifetime [--list] [--only CHANNEL,...]\n");
+	fprintf(stderr, "usage: lifetime [--real] [--list] [--only CHANNEL,...]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *only = NULL, *console, *env;
-	struct run runs[NCHANNELS];
+	struct run runs[MAXCHANNELS];
 	struct result *res;
 	char reply[64], cons_note[300];
 	struct timespec settle = { SETTLE_MS / 1000, (SETTLE_MS % 1000) * 1000000L };
 	size_t i;
 	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2];
 
+	int list = 0;
+
+	if (cmdline_real()) {
+		channels = real_channels;
+		nchannels = NCHANNELS_REAL;
+	}
 	for (n = 1; n < argc; n++) {
 		if (!strcmp(argv[n], "--list")) {
-			for (i = 0; i < NCHANNELS; i++)
-				printf("%s\n", channels[i].name);
-			return 0;
+			list = 1;
+		} else if (!strcmp(argv[n], "--real")) {
+			channels = real_channels;
+			nchannels = NCHANNELS_REAL;
 		} else if (!strcmp(argv[n], "--only") && n + 1 < argc) {
 			only = argv[++n];
 		} else {
 			usage();
 		}
+	}
+	if (list) {
+		for (i = 0; i < nchannels; i++)
+			printf("%s\n", channels[i].name);
+		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	__builtin_cpu_init();
@@ -239,7 +293,7 @@ int main(int argc, char **argv)
 		timeout_s = atoi(env);
 
 	memset(runs, 0, sizeof(runs));
-	for (i = 0; i < NCHANNELS; i++) {
+	for (i = 0; i < nchannels; i++) {
 		if (only) {
 			size_t len = strlen(channels[i].name);
 			const char *p = only;
@@ -259,9 +313,9 @@ int main(int argc, char **argv)
 		char *copy = strdup(only), *tok, *save = NULL;
 
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			for (i = 0; i < NCHANNELS && strcmp(channels[i].name, tok); i++)
+			for (i = 0; i < nchannels && strcmp(channels[i].name, tok); i++)
 				;
-			if (i == NCHANNELS) {
+			if (i == nchannels) {
 				fprintf(stderr, "lifetime: no channel named '%s'\n", tok);
 				return 2;
 			}
@@ -286,13 +340,13 @@ int main(int argc, char **argv)
 	}
 	secret_format_seed(seed, seed_hex);
 
-	res = mmap(NULL, NCHANNELS * sizeof(*res), PROT_READ | PROT_WRITE,
+	res = mmap(NULL, nchannels * sizeof(*res), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (res == MAP_FAILED) {
 		printf("KTAP version 1\n1..1\nnot ok 1 setup # mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	memset(res, 0, NCHANNELS * sizeof(*res));
+	memset(res, 0, nchannels * sizeof(*res));
 
 	if (pipe(go)) {
 		printf("KTAP version 1\n1..1\nnot ok 1 setup # pipe: %s\n", strerror(errno));
@@ -321,7 +375,7 @@ int main(int argc, char **argv)
 
 	/* The FIRST channels, then the others, each set up before the next. */
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < NCHANNELS; i++) {
+		for (i = 0; i < nchannels; i++) {
 			int first = (flags_of(&channels[i]) & FIRST) != 0;
 
 			if (!runs[i].selected || first != (pass == 0))
@@ -336,7 +390,7 @@ int main(int argc, char **argv)
 	}
 
 	/* The residents must still be there when the host looks. */
-	for (i = 0; i < NCHANNELS; i++) {
+	for (i = 0; i < nchannels; i++) {
 		int status;
 
 		if (!runs[i].pid || runs[i].holding)
@@ -354,7 +408,7 @@ int main(int argc, char **argv)
 	 * allocation, nothing to take the pages just freed.
 	 */
 	close(go[1]);
-	for (i = 0; i < NCHANNELS; i++) {
+	for (i = 0; i < nchannels; i++) {
 		pid_t w;
 		int status;
 
@@ -386,7 +440,7 @@ int main(int argc, char **argv)
 		snprintf(reply, sizeof(reply), "(an unexpected line of %zu characters)", len);
 	}
 
-	for (i = 0; i < NCHANNELS; i++) {
+	for (i = 0; i < nchannels; i++) {
 		int status;
 
 		if (!runs[i].pid)
@@ -403,7 +457,7 @@ int main(int argc, char **argv)
 	printf("KTAP version 1\n");
 	printf("1..%d\n", ntests + 1);
 	printf("# lifetime: seed %s, %s\n", seed_hex, cons_note);
-	for (i = 0, t = 0; i < NCHANNELS; i++) {
+	for (i = 0, t = 0; i < nchannels; i++) {
 		if (!runs[i].selected)
 			continue;
 		t++;
