@@ -31,7 +31,7 @@ PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static e
 	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
 	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng \
 	python3-jinja2 python3-yaml python3-matplotlib \
-	pinentry-curses kcapi-tools cryptsetup-bin ncurses-base
+	pinentry-curses kcapi-tools cryptsetup-bin ncurses-base hostapd wpasupplicant
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The python3 whose modules those packages install (python3-jinja2,
 # python3-yaml, python3-matplotlib), not one earlier on PATH (pyenv, a
@@ -108,9 +108,10 @@ check-debug: initramfs accel
 	@$(MAKE) --no-print-directory matrix MATRIX=policy/matrix-debug RESULTS=$(RESULTS)/debug; \
 	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/debug SUMMARY_MATRIX=policy/matrix-debug
 
-# The channels driven by real Debian programs (issue 18): pinentry-curses,
-# kcapi-enc, cryptsetup on a pty, AF_ALG, dm-crypt (tests/scan/channels-real,
-# policy/matrix-real, policy/lifetime-real), results in build/results/real/.
+# The channels driven by real Debian programs (issue 18): pinentry-curses on
+# a pty, kcapi-enc (AF_ALG), cryptsetup (dm-crypt), hostapd and
+# wpa_supplicant (tests/scan/channels-real, policy/matrix-real,
+# policy/lifetime-real), results in build/results/real/.
 # A sibling of make check until its table can say "known failing" for the
 # channels the series does not mark yet (docs/marking-gaps.md).
 LIFETIME_REAL = MATRIX=policy/matrix-real RESULTS=$(RESULTS)/real \
@@ -146,7 +147,7 @@ help:
 	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
 	@echo '                     their table build/results/lifetime.md'
 	@echo 'make lifetime-real   the channels driven by real Debian programs (pinentry,'
-	@echo '                     kcapi-enc, cryptsetup): build/results/real/lifetime.md'
+	@echo '                     kcapi-enc, cryptsetup, hostapd): build/results/real/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
 	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'

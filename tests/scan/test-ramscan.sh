@@ -213,6 +213,30 @@ print(c["full"], c["head"], c["tail"])' "$tmp/odd.json")
 	else not_ok "file of $((page + extra)) bytes: copy at the very end" "got $r"; fi
 done
 
+# --key NAME=HEX: a binary key the host cannot derive (a WPA2 temporal key),
+# counted as that channel's head: 3 copies, one across a page boundary, one
+# with a byte changed (not counted); the derived secret still gives full/tail.
+key=00ff10e3a5c7d90102f3e4d5c6b7a8ff
+keyram=$tmp/keyram
+unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
+head -c $((4 * page)) /dev/zero > "$keyram"
+for off in 100 $((2 * page - 7)) $((3 * page + 1)); do
+	unhex "$key" | dd of="$keyram" bs=1 seek=$off conv=notrunc status=none
+done
+unhex 00ff10e3a5c7d90102f3e4d5c6b7a8fe |
+	dd of="$keyram" bs=1 seek=$((3 * page + 100)) conv=notrunc status=none
+put_s=$("$ramscan" derive t-none $seed)
+printf '%s' "$put_s" | dd of="$keyram" bs=1 seek=2000 conv=notrunc status=none
+if "$ramscan" --seed $seed --channels "$tmp/channels" --key t-none=$key --json "$tmp/key.json" \
+	"$keyram" >/dev/null 2>"$tmp/err"; then
+	r=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["channels"]
+print(c["t-none"]["full"], c["t-none"]["head"], c["t-none"]["tail"], c["t-full"]["head"])' "$tmp/key.json")
+	if [ "$r" = "1 3 1 0" ]; then ok "--key: a binary key counted as the channel's head"
+	else not_ok "--key: a binary key counted as the channel's head" "got $r, want 1 3 1 0"; fi
+else
+	not_ok "--key: a binary key counted as the channel's head" "$(cat "$tmp/err")"
+fi
+
 # --- the real channel list ---------------------------------------------------
 check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
 	"$1" --seed $2 --channels "$3" --json "$4" "$5" >/dev/null &&
@@ -259,6 +283,8 @@ err "error: empty channel list" "$ramscan" --seed 1 --channels "$tmp/empty" "$ra
 err "error: channel listed twice" "$ramscan" --seed 1 --channels "$tmp/dup" "$ram"
 err "error: key=N shorter than 5" "$ramscan" --seed 1 --channels "$tmp/shortkey" "$ram"
 err "error: no arguments" "$ramscan"
+err "error: --key for a channel not listed" "$ramscan" --seed 1 --channels "$tmp/channels" --key nope=0011223344 "$ram"
+err "error: --key not hex" "$ramscan" --seed 1 --channels "$tmp/channels" --key t-none=00112233zz "$ram"
 err "error: derive with a bad seed" "$ramscan" derive tty 12g
 
 # --- optional: speed on 512 MiB -------------------------------------------------

@@ -56,6 +56,9 @@ struct result {
 	char reason[TEXT_LEN];	/* why not ok */
 	char note[TEXT_LEN];	/* what was done, for a KTAP diagnostic */
 	char skipped[TEXT_LEN];	/* if set, why the kernel cannot run it */
+	/* a key the host cannot derive, counted as that channel (wifi-wpa2) */
+	char scan_key_channel[64];
+	char scan_key_hex[65];
 };
 
 #define RESIDENT	1	/* its child must be alive during the scan */

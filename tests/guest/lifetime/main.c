@@ -144,7 +144,7 @@ static const int main_flags[NCHANNELS] = {
 };
 
 static const int real_flags[NCHANNELS_REAL] = {
-	[CHR_real_unused] = 0,
+	[CHR_wifi_wpa2_tk] = FIRST,
 };
 
 #define MAXCHANNELS	(NCHANNELS + NCHANNELS_REAL)
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
 	const char *only = NULL, *console, *env;
 	struct run runs[MAXCHANNELS];
 	struct result *res;
-	char reply[64], cons_note[300];
+	char reply[64], cons_note[300], keys[160];
 	struct timespec settle = { SETTLE_MS / 1000, (SETTLE_MS % 1000) * 1000000L };
 	size_t i;
 	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2];
@@ -425,7 +425,19 @@ int main(int argc, char **argv)
 	sync();
 	nanosleep(&settle, NULL);
 
-	if (marker("HARNESS: SCAN %s", seed_hex)) {
+	/*
+	 * Keys the host cannot derive from the seed (wifi-wpa2's temporal
+	 * key, from the handshake's nonces) go with the request, as hex:
+	 * "HARNESS: SCAN <seed> <channel>=<hex>...".  Hex on the console is
+	 * not the key's bytes the host looks for.
+	 */
+	keys[0] = '\0';
+	for (i = 0; i < nchannels; i++)
+		if (res[i].scan_key_channel[0] && res[i].scan_key_hex[0] &&
+		    strlen(keys) + strlen(res[i].scan_key_channel) + 66 < sizeof(keys))
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), " %s=%s",
+				 res[i].scan_key_channel, res[i].scan_key_hex);
+	if (marker("HARNESS: SCAN %s%s", seed_hex, keys)) {
 		snprintf(reply, sizeof(reply), "(cannot write the marker: %s)", strerror(errno));
 	} else if (read_line(cons_in, reply, sizeof(reply), timeout_s) < 0) {
 		snprintf(reply, sizeof(reply), "(no answer within %d s: %s)", timeout_s,
