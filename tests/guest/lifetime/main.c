@@ -3,10 +3,10 @@
  * lifetime - the guest half of the attacker's-view test (issue 5).
  *
  * Pushes a secret through each channel of tests/scan/channels (one
- * function per channel, table below), each in a child process, then asks
- * the host to scan guest RAM for them and prints KTAP about the channels'
- * mechanics (did each one run).  The copy counts themselves are the host's
- * (tests/scan/ramscan).
+ * function per channel in ch-*.c, table below), each in a child process,
+ * then asks the host to scan guest RAM for them and prints KTAP about the
+ * channels' mechanics (did each one run).  The copy counts themselves are
+ * the host's (tests/scan/ramscan).
  *
  * Hold, then release all at once.  The kernel hands a freed page out
  * again first (per-cpu free lists are LIFO), so a channel released while
