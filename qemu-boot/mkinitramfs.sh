@@ -48,11 +48,13 @@ if [ -n "$hostlist" ]; then
 			echo "mkinitramfs: $hostlist: '$prog' needs exactly one Debian package after it" >&2
 			exit 1
 		fi
-		if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
+		if [ ! -f "$prog" ]; then
 			echo "mkinitramfs: $prog is missing: install the Debian package $pkg (apt-get install $pkg, or make deps)" >&2
 			exit 1
 		fi
 		echo "$prog $(readlink -f "$prog")" >> "$tmp/files"
+		# A data file a program needs (a terminfo entry): no libraries.
+		[ -x "$prog" ] || continue
 		# A static program has no libraries ("not a dynamic executable").
 		ldd "$prog" > "$tmp/ldd" 2>&1 || {
 			grep -q 'not a dynamic executable' "$tmp/ldd" && continue

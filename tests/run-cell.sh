@@ -5,7 +5,8 @@
 # environment (set by the Makefile): OBJ (build/obj: the cell's kernel, a
 # name of policy/kernels, is OBJ/<kernel>/), INITRD, ACCEL, TIMEOUT,
 # RAMDIR (where guest RAM files live while a guest runs), RAMSCAN (the
-# host's RAM scanner, for cells whose guest asks for a scan).
+# host's RAM scanner, for cells whose guest asks for a scan), CHANNELS and
+# LIFETIME_TABLE (default tests/scan/channels and policy/lifetime).
 #
 # Writes RESULTS_DIR/CELL/{console.log,status,cmdline,config,qemu-version,
 # accel,result.json} and prints one line with the verdict.  Exits non-zero
@@ -55,11 +56,13 @@ echo "${ACCEL:-tcg}" > "$dir/accel"
 echo "cell $cell: booting $kernel kernel, args: ${args:-(none)}" >&2
 ramfile=$RAMDIR/$cell.ram
 export RAMFILE="$ramfile" CELL="$cell" CELL_DIR="$dir"
-export SECRET_HOOK="$here/scan/secret-hook.sh" CHANNELS="$here/scan/channels"
+# The channel list and the table (make lifetime-real: channels-real and
+# policy/lifetime-real).
+export SECRET_HOOK="$here/scan/secret-hook.sh" CHANNELS="${CHANNELS:-$here/scan/channels}"
 expect -f "$here/run-cell.exp" "$dir/console.log" "$dir/status" "$budget" \
 	"$top/qemu-boot/run-qemu.sh" "$image" "${INITRD:?}" "$ramfile" "$cmdline" \
 	</dev/null
 [ -n "${KEEP_RAM:-}" ] || rm -f "$ramfile"
 
 python3 "$here/results.py" cell --matrix "$matrix" --cell "$cell" --dir "$dir" \
-	--root "$(dirname "$results")"
+	--root "$(dirname "$results")" --lifetime "${LIFETIME_TABLE:-$top/policy/lifetime}"

@@ -2,14 +2,19 @@
 """The guest's channel list, generated from the one list of channels.
 
     channels-h.py [tests/scan/channels] > channels.h
+    channels-h.py --real tests/scan/channels-real > channels-real.h
 
 tests/scan/channels names every channel of the attacker's-view test; the
 host scanner reads it at run time and tests/policy.py checks
-policy/lifetime against it.  The guest program (tests/guest/lifetime.c)
+policy/lifetime against it.  The guest program (tests/guest/lifetime/)
 is static C in the initramfs, so it takes the same list at build time,
 as this header: one X(id, "name") per channel, in the file's order, id
-being the name with "-" and "." as "_" (lifetime.c's function for a
-channel is ch_<id>: a channel listed without one does not compile).
+being the name with "-" and "." as "_" (the program's function for a
+channel is ch_<id>, declared from this list in lifetime.h and defined in
+one of its ch-*.c files: a channel listed without one does not link).
+With --real the macros are CHANNEL_LIST_REAL and NCHANNELS_REAL: the
+list of the channels driven by real Debian programs (make lifetime-real),
+compiled into the same program beside the first.
 Written by make into build/guest-gen/, never committed.
 """
 
@@ -21,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import policy  # noqa: E402  (tests/policy.py)
 
 
-def header(path):
+def header(path, suffix=""):
     ids = {}
     for name, lineno in policy.read_channels(path).items():
         ident = re.sub(r"[-.]", "_", name)
@@ -32,15 +37,19 @@ def header(path):
             raise policy.PolicyError(f"{where}: channel {name!r} is {ids[ident]!r} in C")
         ids[ident] = name
     out = [f"/* Generated from {policy.shown(path)} by tests/guest/channels-h.py. */",
-           "#define CHANNEL_LIST(X) \\"]
+           f"#define CHANNEL_LIST{suffix}(X) \\"]
     out += [f'\tX({ident}, "{name}") \\' for ident, name in ids.items()]
-    out += ["", f"#define NCHANNELS {len(ids)}", ""]
+    out += ["", f"#define NCHANNELS{suffix} {len(ids)}", ""]
     return "\n".join(out)
 
 
 def main(argv):
-    path = argv[1] if len(argv) > 1 else policy.CHANNELS
-    sys.stdout.write(header(path))
+    args = argv[1:]
+    suffix = ""
+    if args[:1] == ["--real"]:
+        args, suffix = args[1:], "_REAL"
+    path = args[0] if args else policy.CHANNELS
+    sys.stdout.write(header(path, suffix))
     return 0
 
 

@@ -16,7 +16,7 @@ check() {
 }
 
 echo "KTAP version 1"
-echo "1..7"
+echo "1..8"
 policy=$(cat $dir/policy 2>/dev/null)
 [ -n "$policy" ]; check $? policy_readable "policy is '$policy'"
 
@@ -83,5 +83,10 @@ case "$line" in
 *) r=1 ;;
 esac
 check $r meminit_line_heap_free "want heap free:$want with policy $policy, got '${line:-no mem auto-init line}'"
+
+# The marks cost no memory: no page_ext table (a kernel of this harness
+# has no other page_ext user, so any allocation would be sanitize_mem's).
+ext=$(dmesg | grep -o 'allocated [0-9]* bytes of page_ext' | head -n 1)
+[ -z "$ext" ]; check $? no_page_ext "${ext:-}"
 
 [ $fails = 0 ]

@@ -2,7 +2,7 @@
 /*
  * secrets.h - the secrets of the attacker's-view test (issue 5), derived
  * from a run's seed and a channel's name.  Shared, byte for byte, by the
- * guest program (tests/guest/lifetime.c) and the host scanner
+ * guest program (tests/guest/lifetime/) and the host scanner
  * (tests/scan/ramscan.c), so a secret never has to be stored anywhere: the
  * guest derives it where a channel needs it, the host derives it to count
  * it.

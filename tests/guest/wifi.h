@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wifi.h - the smallest nl80211 client the mac80211 channels of the
- * attacker's-view test need (tests/guest/lifetime.c), over raw generic
+ * attacker's-view test need (tests/guest/lifetime/ch-wifi.c), over raw generic
  * netlink: no libnl, no iw, nothing to copy into the initramfs.
  *
  * What it does with a mac80211_hwsim radio is what hostapd does for a

@@ -181,6 +181,23 @@ class LifetimeCheckTest(unittest.TestCase):
         t = policy.read_lifetime()
         self.assertEqual(t["vanilla"]["msgq"], "n/a")
 
+    def test_the_real_programs_files_agree(self):
+        """make lifetime-real: policy/lifetime-real against policy/matrix-real
+        and tests/scan/channels-real, and not against make check's matrices."""
+        real = os.path.join(policy.TOP, "policy", "matrix-real")
+        table = os.path.join(policy.TOP, "policy", "lifetime-real")
+        channels = os.path.join(policy.TOP, "tests", "scan", "channels-real")
+        policy.check_lifetime(table, (real,), channels)
+        t = policy.read_lifetime(table)
+        self.assertEqual(t["real-off"]["tty-raw"], "0")
+        self.assertEqual(t["real-vanilla"]["pty-ssh"], "found")
+        # the channels of one list are not those of the other
+        self.assertFalse(set(policy.read_channels(channels)) & set(policy.read_channels()))
+        # make check's table names none of these cells
+        with self.assertRaisesRegex(SystemExit, r"policy/lifetime:\d+: column vanilla is not "
+                                    r"a cell of policy/matrix-real"):
+            policy.check_lifetime(policy.LIFETIME, (real,), policy.CHANNELS)
+
     def test_column_not_a_cell(self):
         with self.assertRaisesRegex(SystemExit, r"lifetime:2: column c is not a cell of "
                                     r".*matrix or .*matrix-debug"):

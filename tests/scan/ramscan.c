@@ -4,7 +4,7 @@
  * channel's secret left in a guest's RAM, read from the host file that
  * backs it (QEMU memory-backend-file,share=on).
  *
- *   ramscan --seed HEX --channels FILE [--json OUT] [--quiet] RAMFILE
+ *   ramscan --seed HEX --channels FILE [--key NAME=HEX]... [--json OUT] [--quiet] RAMFILE
  *   ramscan derive CHANNEL SEED-HEX
  *
  * For every channel named in FILE (tests/scan/channels: one channel per
@@ -16,6 +16,12 @@
  *   head  its first 16 characters (the AES-128 key of the crypto
  *         channels), or its first N with "key=N" (a 13-byte WEP-104 key)
  *   tail  its last 16 characters
+ *
+ * --key NAME=HEX (5 to 32 bytes): channel NAME's head is those bytes
+ * instead, a key the host cannot derive from the seed (the temporal key of
+ * a WPA2 handshake, which comes from its random nonces), given by the
+ * guest with its scan request; counted by a memmem() pass, as it need
+ * not be alphanumeric.
  *
  * Every occurrence at every byte offset counts, so head >= full and
  * tail >= full: a head or tail with no matching full copy is a fragment
@@ -64,7 +70,9 @@ static const char *const kind_name[NKINDS] = { "full", "head", "tail" };
 struct channel {
 	char name[MAX_NAME + 1];
 	char secret[SECRET_LEN];
-	size_t head_len;	/* SECRET_HALF, or N of "key=N" */
+	size_t head_len;	/* SECRET_HALF, or N of "key=N", or the --key's */
+	unsigned char key[32];	/* --key NAME=HEX: head is these bytes */
+	int has_key;
 	uint64_t count[NKINDS];
 };
 
@@ -105,7 +113,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ramscan --seed HEX --channels FILE [--json OUT] [--quiet] RAMFILE\n"
+		"usage: ramscan --seed HEX --channels FILE [--key NAME=HEX]... [--json OUT]\n"
+		"               [--quiet] RAMFILE\n"
 		"       ramscan derive CHANNEL SEED-HEX\n"
 		"Counts each channel's 32-character secret (full) and its first and\n"
 		"last 16 characters (head, tail; head is the first N with key=N in\n"
@@ -193,6 +202,37 @@ static void read_channels(const char *path, uint64_t seed)
 		die("no channels in %s", path);
 }
 
+/* --key NAME=HEX: that channel's head is the key's bytes. */
+static void set_key(const char *arg)
+{
+	const char *eq = strchr(arg, '='), *h;
+	unsigned char bytes[32];
+	size_t n = 0, i, len;
+
+	if (!eq || eq == arg)
+		die("bad --key '%s' (want NAME=HEX)", arg);
+	len = (size_t)(eq - arg);
+	for (h = eq + 1; h[0] && h[1] && n < sizeof(bytes); h += 2) {
+		unsigned int b;
+
+		if (!isxdigit((unsigned char)h[0]) || !isxdigit((unsigned char)h[1]) ||
+		    sscanf(h, "%2x", &b) != 1)
+			die("bad --key for %.*s: not hex", (int)len, arg);
+		bytes[n++] = (unsigned char)b;
+	}
+	if (*h || n < 5)
+		die("bad --key for %.*s: 5 to 32 bytes of hex", (int)len, arg);
+	for (i = 0; i < nchannels; i++) {
+		if (strlen(channels[i].name) == len && !strncmp(channels[i].name, arg, len)) {
+			memcpy(channels[i].key, bytes, n);
+			channels[i].head_len = n;
+			channels[i].has_key = 1;
+			return;
+		}
+	}
+	die("--key for %.*s: no such channel in the list", (int)len, arg);
+}
+
 static uint64_t load64(const unsigned char *p)
 {
 	uint64_t v;
@@ -245,11 +285,18 @@ static void build_patterns(void)
 				   (k == TAIL ? SECRET_HALF : 0);
 			p->len = k == FULL ? SECRET_LEN :
 				 k == HEAD ? channels[i].head_len : SECRET_HALF;
+			p->count = &channels[i].count[k];
+			if (k == HEAD && channels[i].has_key) {
+				p->bytes = channels[i].key;
+				if (nshort == sizeof(short_patterns) / sizeof(short_patterns[0]))
+					die("too many short or --key patterns");
+				short_patterns[nshort++] = p;
+				continue;
+			}
 			for (j = 0; j < p->len; j++)	/* the block filter relies on it */
 				if (!alnum[p->bytes[j]])
 					die("internal error: secret of %s is not alphanumeric",
 					    channels[i].name);
-			p->count = &channels[i].count[k];
 			if (p->len < SECRET_HALF) {
 				if (nshort == sizeof(short_patterns) / sizeof(short_patterns[0]))
 					die("more than %zu channels with key=N", nshort);
@@ -410,7 +457,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *seed_arg = NULL, *list = NULL, *json = NULL, *ramfile = NULL;
-	int quiet = 0, fd, i;
+	const char *keys[8];
+	int quiet = 0, fd, i, nkeys = 0;
 	const unsigned char *ram;
 	struct stat st;
 	uint64_t seed;
@@ -429,6 +477,8 @@ int main(int argc, char **argv)
 			list = argv[++i];
 		else if (!strcmp(a, "--json") && i + 1 < argc)
 			json = argv[++i];
+		else if (!strcmp(a, "--key") && i + 1 < argc && nkeys < 8)
+			keys[nkeys++] = argv[++i];
 		else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
 			quiet = 1;
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -444,6 +494,8 @@ int main(int argc, char **argv)
 		usage();
 	seed = parse_seed_or_die(seed_arg);
 	read_channels(list, seed);
+	for (i = 0; i < nkeys; i++)
+		set_key(keys[i]);
 
 	fd = open(ramfile, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -2,8 +2,10 @@
 # The host side of the guest's secret requests (see tests/run-cell.exp):
 #
 #   secret-hook.sh type CHANNEL SEED   print the secret to type for CHANNEL
-#   secret-hook.sh scan SEED           count every channel's secret in the
-#                                      guest's RAM file, write the cell's
+#   secret-hook.sh scan SEED [CH=HEX...]  count every channel's secret in
+#                                      the guest's RAM file (channel CH:
+#                                      the key HEX, which the host cannot
+#                                      derive), write the cell's
 #                                      lifetime.json and lifetime.txt
 #
 # environment: RAMSCAN (the scanner), CHANNELS (tests/scan/channels),
@@ -15,7 +17,14 @@ type)
 	exec "${RAMSCAN:?}" derive "$2" "$3"
 	;;
 scan)
-	exec "${RAMSCAN:?}" --seed "$2" --channels "${CHANNELS:?}" \
+	seed=$2
+	shift 2
+	keys=
+	for k in "$@"; do
+		keys="$keys --key $k"
+	done
+	# shellcheck disable=SC2086
+	exec "${RAMSCAN:?}" --seed "$seed" --channels "${CHANNELS:?}" $keys \
 		--json "${CELL_DIR:?}/lifetime.json" "${RAMFILE:?}" \
 		> "$CELL_DIR/lifetime.txt"
 	;;

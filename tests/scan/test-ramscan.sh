@@ -51,20 +51,26 @@ if [ ! -x "$ramscan" ] || [ "$ramscan" -ot "$here/ramscan.c" ] ||
 	fi
 fi
 lifetime=${LIFETIME:-$top/build/guest/lifetime}
-if [ ! -x "$lifetime" ] || [ "$lifetime" -ot "$top/tests/guest/lifetime.c" ] ||
-	[ "$lifetime" -ot "$top/tests/scan/channels" ]; then
+stale=
+for f in "$top"/tests/guest/lifetime/* "$top/tests/scan/channels" "$top/tests/scan/channels-real"; do
+	[ "$lifetime" -ot "$f" ] && stale=1
+done
+if [ ! -x "$lifetime" ] || [ -n "$stale" ]; then
 	lifetime=$tmp/lifetime
 	{ python3 "$top/tests/guest/channels-h.py" "$top/tests/scan/channels" \
 		>"$tmp/channels.h" &&
-	  gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest" -I"$tmp" -o "$lifetime" \
-		"$top/tests/guest/lifetime.c"; } >"$tmp/lifetime.build" 2>&1 || lifetime=
+	  python3 "$top/tests/guest/channels-h.py" --real "$top/tests/scan/channels-real" \
+		>"$tmp/channels-real.h" &&
+	  gcc -static -O2 -Wall -Wextra -Werror -I"$top/tests/guest/lifetime" -I"$top/tests/guest" \
+		-I"$tmp" -o "$lifetime" "$top"/tests/guest/lifetime/*.c; } >"$tmp/lifetime.build" 2>&1 ||
+		lifetime=
 	# Without a static libc there is nothing to check against; with one, a
-	# lifetime.c that does not build (a channel listed without its
-	# function) is a failure, not a skip.
+	# lifetime that does not build (a channel listed without its
+	# function does not link) is a failure, not a skip.
 	lifetime_broken=
 	if [ -z "$lifetime" ] && echo 'int main(void) { return 0; }' |
 		gcc -static -x c -o "$tmp/static-probe" - 2>/dev/null; then
-		lifetime_broken=$(grep -m 1 -i 'error' "$tmp/lifetime.build" || head -n 1 "$tmp/lifetime.build")
+		lifetime_broken=$(grep -m 1 -i 'undefined reference\|error' "$tmp/lifetime.build" || head -n 1 "$tmp/lifetime.build")
 	fi
 fi
 
@@ -207,6 +213,30 @@ print(c["full"], c["head"], c["tail"])' "$tmp/odd.json")
 	else not_ok "file of $((page + extra)) bytes: copy at the very end" "got $r"; fi
 done
 
+# --key NAME=HEX: a binary key the host cannot derive (a WPA2 temporal key),
+# counted as that channel's head: 3 copies, one across a page boundary, one
+# with a byte changed (not counted); the derived secret still gives full/tail.
+key=00ff10e3a5c7d90102f3e4d5c6b7a8ff
+keyram=$tmp/keyram
+unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
+head -c $((4 * page)) /dev/zero > "$keyram"
+for off in 100 $((2 * page - 7)) $((3 * page + 1)); do
+	unhex "$key" | dd of="$keyram" bs=1 seek=$off conv=notrunc status=none
+done
+unhex 00ff10e3a5c7d90102f3e4d5c6b7a8fe |
+	dd of="$keyram" bs=1 seek=$((3 * page + 100)) conv=notrunc status=none
+put_s=$("$ramscan" derive t-none $seed)
+printf '%s' "$put_s" | dd of="$keyram" bs=1 seek=2000 conv=notrunc status=none
+if "$ramscan" --seed $seed --channels "$tmp/channels" --key t-none=$key --json "$tmp/key.json" \
+	"$keyram" >/dev/null 2>"$tmp/err"; then
+	r=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["channels"]
+print(c["t-none"]["full"], c["t-none"]["head"], c["t-none"]["tail"], c["t-full"]["head"])' "$tmp/key.json")
+	if [ "$r" = "1 3 1 0" ]; then ok "--key: a binary key counted as the channel's head"
+	else not_ok "--key: a binary key counted as the channel's head" "got $r, want 1 3 1 0"; fi
+else
+	not_ok "--key: a binary key counted as the channel's head" "$(cat "$tmp/err")"
+fi
+
 # --- the real channel list ---------------------------------------------------
 check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
 	"$1" --seed $2 --channels "$3" --json "$4" "$5" >/dev/null &&
@@ -214,22 +244,25 @@ check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
 assert len(d[\"channels\"]) >= 10, d
 assert all(v == 0 for c in d[\"channels\"].values() for v in c.values()), d" "$4"' \
 	sh "$ramscan" $seed "$here/channels" "$tmp/real.json" "$ram"
-if [ -n "$lifetime" ]; then
-	want=$(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$here/channels")
-	have=$("$lifetime" --list 2>&1)
-	if [ "$want" = "$have" ]; then
-		ok "tests/scan/channels and lifetime --list name the same channels"
+# The two lists: make check's, and the real programs' (lifetime --real).
+for list in channels:--list channels-real:"--real --list"; do
+	file=${list%%:*} args=${list#*:}
+	name="tests/scan/$file and lifetime $args name the same channels"
+	if [ -n "$lifetime" ]; then
+		want=$(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$here/$file")
+		# shellcheck disable=SC2086
+		have=$("$lifetime" $args 2>&1)
+		if [ "$want" = "$have" ]; then
+			ok "$name"
+		else
+			not_ok "$name" "$(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+		fi
+	elif [ -n "${lifetime_broken:-}" ]; then
+		not_ok "$name" "tests/guest/lifetime/ does not build: $lifetime_broken"
 	else
-		not_ok "tests/scan/channels and lifetime --list name the same channels" \
-			"$(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+		skip "$name" "no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
 	fi
-elif [ -n "${lifetime_broken:-}" ]; then
-	not_ok "tests/scan/channels and lifetime --list name the same channels" \
-		"tests/guest/lifetime.c does not build: $lifetime_broken"
-else
-	skip "tests/scan/channels and lifetime --list name the same channels" \
-		"no lifetime binary ($(head -n 1 "$tmp/lifetime.build" 2>/dev/null))"
-fi
+done
 
 # --- errors: exit status 2 and a message --------------------------------------
 err() { # name, command...: ok if it exits 2 and says something on stderr
@@ -250,6 +283,8 @@ err "error: empty channel list" "$ramscan" --seed 1 --channels "$tmp/empty" "$ra
 err "error: channel listed twice" "$ramscan" --seed 1 --channels "$tmp/dup" "$ram"
 err "error: key=N shorter than 5" "$ramscan" --seed 1 --channels "$tmp/shortkey" "$ram"
 err "error: no arguments" "$ramscan"
+err "error: --key for a channel not listed" "$ramscan" --seed 1 --channels "$tmp/channels" --key nope=0011223344 "$ram"
+err "error: --key not hex" "$ramscan" --seed 1 --channels "$tmp/channels" --key t-none=00112233zz "$ram"
 err "error: derive with a bad seed" "$ramscan" derive tty 12g
 
 # --- optional: speed on 512 MiB -------------------------------------------------

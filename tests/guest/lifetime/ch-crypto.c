@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifetime - crypto: keys and plaintexts through AF_ALG sockets.
+ */
+#include "lifetime.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <linux/if_alg.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+static const unsigned char public_key[16] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+/* 16 bytes of AEAD associated data, then 64 bytes of public plaintext. */
+static const char public_aad[] = "associated-data.";
+static const char public_text[] = PUBLIC_TEXT;
+
+#define AUTHSIZE	16
+#define GCM_IV		12
+
+static int alg_open(const char *type, const char *alg, const void *key,
+		    size_t keylen, struct result *r)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int t = socket(AF_ALG, SOCK_SEQPACKET, 0);
+
+	if (t < 0)
+		return fail_errno(r, "socket(AF_ALG)");
+	strncpy((char *)sa.salg_type, type, sizeof(sa.salg_type) - 1);
+	strncpy((char *)sa.salg_name, alg, sizeof(sa.salg_name) - 1);
+	if (bind(t, (struct sockaddr *)&sa, sizeof(sa))) {
+		fail(r, "bind AF_ALG %s %s: %s", type, alg, strerror(errno));
+		close(t);
+		return -1;
+	}
+	if (setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen)) {
+		fail_errno(r, "ALG_SET_KEY");
+		close(t);
+		return -1;
+	}
+	if (!strcmp(type, "aead") &&
+	    setsockopt(t, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, AUTHSIZE)) {
+		fail_errno(r, "ALG_SET_AEAD_AUTHSIZE");
+		close(t);
+		return -1;
+	}
+	return t;
+}
+
+/*
+ * A fresh request socket, sent in[0..inlen) with the IV (zeroes) and, for
+ * AEAD, the associated data length: the kernel copies the input into TX
+ * pages of its own, freed when the operation runs (alg_recv()) or the
+ * socket is closed.  Returns the request socket, or -1.
+ */
+static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		    const void *in, size_t inlen, struct result *r)
+{
+	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) +
+		  CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)in, .iov_len = inlen };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	struct af_alg_iv *iv;
+	ssize_t n;
+	int op;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	msg.msg_controllen = CMSG_SPACE(sizeof(int)) +
+			     CMSG_SPACE(sizeof(struct af_alg_iv) + ivlen) +
+			     (assoclen ? CMSG_SPACE(sizeof(int)) : 0);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_OP;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	*(int *)CMSG_DATA(c) = decrypt ? ALG_OP_DECRYPT : ALG_OP_ENCRYPT;
+	c = CMSG_NXTHDR(&msg, c);
+	if (!c)
+		return fail(r, "internal error: no room for the IV cmsg");
+	c->cmsg_level = SOL_ALG;
+	c->cmsg_type = ALG_SET_IV;
+	c->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + ivlen);
+	iv = (struct af_alg_iv *)CMSG_DATA(c);
+	iv->ivlen = (unsigned int)ivlen;
+	memset(iv->iv, 0, ivlen);
+	if (assoclen) {
+		c = CMSG_NXTHDR(&msg, c);
+		if (!c)
+			return fail(r, "internal error: no room for the assoclen cmsg");
+		c->cmsg_level = SOL_ALG;
+		c->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		*(int *)CMSG_DATA(c) = (int)assoclen;
+	}
+
+	op = accept(tfm, NULL, 0);
+	if (op < 0)
+		return fail_errno(r, "accept on the AF_ALG socket");
+	n = sendmsg(op, &msg, 0);
+	if (n != (ssize_t)inlen) {
+		fail(r, "sendmsg to AF_ALG: %zd of %zu bytes: %s", n, inlen, strerror(errno));
+		close(op);
+		return -1;
+	}
+	return op;
+}
+
+/* Run the operation sent to request socket op, read up to outlen bytes, close op. */
+static ssize_t alg_recv(int op, void *out, size_t outlen, struct result *r)
+{
+	ssize_t n = read(op, out, outlen);
+
+	if (n < 0)
+		fail(r, "AF_ALG operation: %s", strerror(errno));
+	close(op);
+	return n;
+}
+
+/* One operation on a fresh request socket.  Returns the bytes read, or -1. */
+static ssize_t alg_op(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		      const void *in, size_t inlen, void *out, size_t outlen,
+		      struct result *r)
+{
+	int op = alg_send(tfm, decrypt, ivlen, assoclen, in, inlen, r);
+
+	return op < 0 ? -1 : alg_recv(op, out, outlen, r);
+}
+
+/* The derived secret's first 16 characters are the AES-128 key. */
+static int afalg_key(const struct channel *ch, struct result *r, const char *type,
+		     const char *alg)
+{
+	int aead = !strcmp(type, "aead");
+	size_t ivlen = aead ? GCM_IV : 16, assoclen = aead ? 16 : 0;
+	size_t textlen = sizeof(public_text) - 1;
+	size_t inlen = assoclen + textlen, ctlen = inlen + (aead ? AUTHSIZE : 0);
+	char key[SECRET_HALF], in[256], ct[256], back[256];
+	ssize_t n;
+	int tfm;
+
+	secret_derive_n(seed, ch->name, key, SECRET_HALF);
+	tfm = alg_open(type, alg, key, sizeof(key), r);
+	scrub(key, sizeof(key));
+	if (tfm < 0)
+		return -1;
+	memcpy(in, public_aad, assoclen);
+	memcpy(in + assoclen, public_text, textlen);
+	n = alg_op(tfm, 0, ivlen, assoclen, in, inlen, ct, ctlen, r);
+	if (n < 0)
+		goto out;
+	if ((size_t)n != ctlen) {
+		fail(r, "encryption gave %zd bytes, expected %zu", n, ctlen);
+		goto out;
+	}
+	if (!memcmp(ct + assoclen, public_text, textlen)) {
+		fail(r, "the ciphertext is the plaintext");
+		goto out;
+	}
+	n = alg_op(tfm, 1, ivlen, assoclen, ct, ctlen, back, inlen, r);
+	if (n < 0)
+		goto out;
+	if ((size_t)n != inlen || memcmp(back + assoclen, public_text, textlen)) {
+		fail(r, "decryption did not give the plaintext back (%zd bytes)", n);
+		goto out;
+	}
+	note(r, "%s %s, key set, %zu bytes encrypted to %zu and decrypted back",
+	     type, alg, textlen, ctlen);
+	hold(r);
+	close(tfm);
+	return 0;
+out:
+	close(tfm);
+	return -1;
+}
+
+/*
+ * The derived secret (32 bytes) is the plaintext, encrypted COPIES times,
+ * each on a request socket of its own.  An encryption frees its TX page
+ * when it runs, so the plaintexts are sent (one TX page each) before the
+ * hold and encrypted at the release.
+ */
+static int afalg_plain(const struct channel *ch, struct result *r, const char *type,
+		       const char *alg)
+{
+	int aead = !strcmp(type, "aead");
+	size_t ivlen = aead ? GCM_IV : 16, assoclen = aead ? 16 : 0;
+	size_t inlen = assoclen + SECRET_LEN, ctlen = inlen + (aead ? AUTHSIZE : 0);
+	char in[64], ct[128];
+	ssize_t n = 0;
+	int tfm, i, sent, same = 0, ops[COPIES];
+
+	tfm = alg_open(type, alg, public_key, sizeof(public_key), r);
+	if (tfm < 0)
+		return -1;
+	memcpy(in, public_aad, assoclen);
+	secret_derive(seed, ch->name, in + assoclen);
+	for (sent = 0; sent < COPIES; sent++) {
+		ops[sent] = alg_send(tfm, 0, ivlen, assoclen, in, inlen, r);
+		if (ops[sent] < 0)
+			break;
+	}
+	scrub(in, sizeof(in));
+	if (sent < COPIES) {
+		while (sent--)
+			close(ops[sent]);
+		close(tfm);
+		return -1;
+	}
+	memset(ct, 0, sizeof(ct));
+	note(r, "%s %s, %d encryptions of %d bytes to %zu, at the release", type, alg,
+	     COPIES, SECRET_LEN, ctlen);
+	hold(r);
+	for (i = 0; i < COPIES; i++) {
+		n = alg_recv(ops[i], ct, ctlen, r);
+		if (n != (ssize_t)ctlen)
+			break;
+		same += secret_equal_n(seed, ch->name, ct + assoclen, SECRET_LEN);
+	}
+	scrub(ct, sizeof(ct));
+	while (++i < COPIES)
+		close(ops[i]);
+	close(tfm);
+	if (n != (ssize_t)ctlen)
+		return n < 0 ? -1 : fail(r, "encryption gave %zd bytes, expected %zu", n, ctlen);
+	if (same)
+		return fail(r, "the ciphertext is the plaintext");
+	return 0;
+}
+
+int ch_afalg_skcipher_key(const struct channel *ch, struct result *r)
+{
+	return afalg_key(ch, r, "skcipher", "cbc(aes)");
+}
+
+int ch_afalg_skcipher_plain(const struct channel *ch, struct result *r)
+{
+	return afalg_plain(ch, r, "skcipher", "cbc(aes)");
+}
+
+int ch_afalg_aead_key(const struct channel *ch, struct result *r)
+{
+	return afalg_key(ch, r, "aead", "gcm(aes)");
+}
+
+int ch_afalg_aead_plain(const struct channel *ch, struct result *r)
+{
+	return afalg_plain(ch, r, "aead", "gcm(aes)");
+}
+
+/*
+ * afalg-kcapi (channels-real): kcapi-enc (package kcapi-tools) encrypts
+ * the public text with cbc(aes) through AF_ALG, the key (head = AES-128)
+ * given on a pipe (--keyfd), COPIES times, each a process of its own held
+ * at its exit until the release.
+ */
+int ch_afalg_kcapi(const struct channel *ch, struct result *r)
+{
+	static const char text[] = PUBLIC_TEXT;
+	struct prog p[COPIES];
+	char key[SECRET_HALF], ct[256], fdnum[16];
+	char *argv[] = { "kcapi-enc", "-q", "-e", "-c", "cbc(aes)", "--iv",
+			 "00000000000000000000000000000000", "--keyfd", fdnum, NULL };
+	int i, ret = -1, null;
+	ssize_t n = 0;
+
+	/*
+	 * libkcapi asks the kernel for the algorithm's sizes over
+	 * NETLINK_CRYPTO before it opens AF_ALG: without CRYPTO_USER
+	 * kcapi-enc fails ("cannot open netlink socket").  Asked first, with
+	 * no secret derived yet.
+	 */
+	i = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_CRYPTO);
+	if (i < 0 && (errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT))
+		return skip(r, "kernel has no CRYPTO_USER: libkcapi needs NETLINK_CRYPTO "
+			    "(needs CONFIG_CRYPTO_USER=y)");
+	if (i < 0)
+		return fail_errno(r, "socket(NETLINK_CRYPTO)");
+	close(i);
+	null = open("/dev/null", O_RDWR);
+	memset(p, 0, sizeof(p));
+	for (i = 0; i < COPIES; i++) {
+		int kp[2], in[2], out[2];
+
+		if (pipe(kp) || pipe(in) || pipe(out)) {
+			fail_errno(r, "pipe");
+			goto out;
+		}
+		secret_derive_n(seed, ch->name, key, SECRET_HALF);
+		n = write(kp[1], key, sizeof(key));
+		scrub(key, sizeof(key));
+		close(kp[1]);
+		if (n != (ssize_t)sizeof(key) || write_full(in[1], text, sizeof(text) - 1)) {
+			fail_errno(r, "write to kcapi-enc's pipes");
+			goto out;
+		}
+		close(in[1]);
+		snprintf(fdnum, sizeof(fdnum), "%d", kp[0]);
+		if (prog_start(&p[i], "/usr/bin/kcapi-enc", "kcapi-tools", argv, in[0], out[1], -1, r))
+			goto out;
+		close(kp[0]);
+		close(in[0]);
+		close(out[1]);
+		/*
+		 * Held at its exit, it has not closed its end of the pipe yet:
+		 * what it wrote is there, read without waiting for an EOF.
+		 */
+		if (prog_wait_exit(&p[i], PROG_TIMEOUT, r)) {
+			close(out[0]);
+			goto out;
+		}
+		fcntl(out[0], F_SETFL, O_NONBLOCK);
+		n = read(out[0], ct, sizeof(ct));
+		close(out[0]);
+		if (n < (ssize_t)sizeof(text) - 1) {
+			fail(r, "kcapi-enc wrote %zd bytes for %zu", n, sizeof(text) - 1);
+			goto out;
+		}
+		if (!memcmp(ct, text, sizeof(text) - 1)) {
+			fail(r, "the ciphertext is the plaintext");
+			goto out;
+		}
+	}
+	note(r, "%d runs of kcapi-enc cbc(aes), key on --keyfd, %zd bytes out each", COPIES, n);
+	hold(r);
+	ret = 0;
+out:
+	for (i = 0; i < COPIES; i++) {
+		if (!ret)
+			prog_release(&p[i]);
+		prog_kill(&p[i]);
+	}
+	if (null >= 0)
+		close(null);
+	return ret;
+}

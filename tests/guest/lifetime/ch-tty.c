@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifetime - tty: the serial console (the host types the secret) and pty pairs.
+ */
+#include "lifetime.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+
+#define LINES		4	/* pty lines */
+
+/* tty: the host types the secret at the console, echo off. */
+int ch_tty(const struct channel *ch, struct result *r)
+{
+	struct termios old, t;
+	char line[128];
+	int n, good;
+
+	if (tcgetattr(cons_in, &old))
+		return fail_errno(r, "tcgetattr on the console");
+	t = old;
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+	t.c_lflag |= ICANON;
+	t.c_iflag |= ICRNL;
+	if (tcsetattr(cons_in, TCSAFLUSH, &t))
+		return fail_errno(r, "tcsetattr on the console");
+	if (marker("HARNESS: TYPE %s %s", ch->name, seed_hex)) {
+		tcsetattr(cons_in, TCSANOW, &old);
+		return fail_errno(r, "writing the TYPE marker");
+	}
+	n = read_line(cons_in, line, sizeof(line), timeout_s);
+	tcsetattr(cons_in, TCSANOW, &old);
+	good = n == SECRET_LEN && secret_equal_n(seed, ch->name, line, SECRET_LEN);
+	scrub(line, sizeof(line));
+	if (n < 0)
+		return fail(r, "nothing typed within %d s: %s", timeout_s, strerror(errno));
+	if (!good)
+		return fail(r, "the host typed %d characters, not this channel's secret", n);
+	note(r, "typed by the host, read with echo off");
+	return 0;
+}
+
+/*
+ * One pty pair: the secret written LINES times as a line to the master,
+ * read back on the slave with echo off.  Returns how many lines came back
+ * right, -1 (fail()'d) on error; *m and *s are the pair, -1 if not open.
+ */
+static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct result *r)
+{
+	char line[SECRET_LEN + 1], back[128];
+	struct termios t;
+	const char *name;
+	int i, good = 0;
+
+	*m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (*m < 0)
+		return fail_errno(r, "posix_openpt");
+	if (grantpt(*m) || unlockpt(*m) || !(name = ptsname(*m)))
+		return fail_errno(r, "grantpt/unlockpt/ptsname");
+	*s = open(name, O_RDWR | O_NOCTTY);
+	if (*s < 0)
+		return fail_errno(r, name);
+	if (tcgetattr(*s, &t))
+		return fail_errno(r, "tcgetattr on the slave");
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+	t.c_lflag |= ICANON;
+	if (raw) {	/* as a password prompt in raw mode: byte by byte, no echo */
+		t.c_lflag &= ~(tcflag_t)(ICANON | ISIG | IEXTEN);
+		t.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
+		t.c_cc[VMIN] = 1;
+		t.c_cc[VTIME] = 0;
+	}
+	if (tcsetattr(*s, TCSANOW, &t))
+		return fail_errno(r, "tcsetattr on the slave");
+	secret_derive(seed, ch->name, line);
+	line[SECRET_LEN] = raw ? '\r' : '\n';
+	for (i = 0; i < LINES; i++)
+		if (write_full(*m, line, sizeof(line))) {
+			scrub(line, sizeof(line));
+			return fail_errno(r, "write to the master");
+		}
+	scrub(line, sizeof(line));
+	for (i = 0; i < LINES; i++) {
+		int n = read_line(*s, back, sizeof(back), 10);
+
+		good += n == SECRET_LEN && secret_equal_n(seed, ch->name, back, SECRET_LEN);
+	}
+	scrub(back, sizeof(back));
+	return good;
+}
+
+/*
+ * COPIES pairs, not one: what 6.12 leaves of a pty is one copy per pair,
+ * in the master's write_buf (a kmalloc-2k object kfree()d at release).
+ * A single freed object is a fragile control: any kmalloc-2k allocation
+ * between the release and the scan may take it (a CI run once counted 0
+ * on vanilla).  Eight of them, in one or two slabs, make the vanilla
+ * leftover a certainty and every patched cell's 0 a stronger claim.
+ */
+static int pty_pairs(const struct channel *ch, int raw, struct result *r)
+{
+	int m[COPIES], s[COPIES], i, good = 0, ret = 0;
+
+	for (i = 0; i < COPIES; i++)
+		m[i] = s[i] = -1;
+	for (i = 0; i < COPIES && !ret; i++) {
+		int n = pty_pair(ch, &m[i], &s[i], raw, r);
+
+		if (n < 0)
+			ret = -1;
+		else
+			good += n;
+	}
+	if (!ret && good != COPIES * LINES)
+		ret = fail(r, "read %d of %d lines back on the slaves", good,
+			   COPIES * LINES);
+	if (!ret) {
+		note(r, "%d lines through each of %d pty pairs, echo off%s", LINES,
+		     COPIES, raw ? ", raw mode, read byte by byte" : "");
+		hold(r);
+	}
+	for (i = 0; i < COPIES; i++) {
+		if (s[i] >= 0)
+			close(s[i]);
+		if (m[i] >= 0)
+			close(m[i]);
+	}
+	return ret;
+}
+
+int ch_pty(const struct channel *ch, struct result *r)
+{
+	return pty_pairs(ch, 0, r);
+}
+
+/*
+ * pty-ssh (channels-real): the same through pty pairs whose slave is in
+ * raw mode with echo off, read a byte at a time, as ssh, sudo with
+ * pwfeedback and pinentry read a passphrase typed into a terminal.
+ */
+int ch_pty_ssh(const struct channel *ch, struct result *r)
+{
+	return pty_pairs(ch, 1, r);
+}
+
+/* Everything the master has to read now, thrown away (pinentry's screen). */
+static void drain(int fd)
+{
+	char buf[512];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN) && read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Read Assuan lines until one starting with want; 0 or -1 (fail()'d). */
+static int assuan_expect(int fd, const char *want, char *line, size_t size, struct result *r)
+{
+	for (;;) {
+		int n = read_line(fd, line, size, PROG_TIMEOUT);
+
+		if (n < 0)
+			return fail(r, "pinentry-curses: no '%s' within %d s: %s", want, PROG_TIMEOUT,
+				    strerror(errno));
+		if (!strncmp(line, want, strlen(want)))
+			return 0;
+		if (!strncmp(line, "ERR", 3))
+			return fail(r, "pinentry-curses answered '%.100s'", line);
+		/* "S ..." status lines and "#" comments: skipped */
+	}
+}
+
+/* One pinentry-curses run of the tty-raw channel, held at its exit. */
+struct pin_run {
+	int m, s;		/* the pty pair, open until the release */
+	struct prog p;
+};
+
+static int pinentry_once(const struct channel *ch, struct result *r, struct pin_run *pr)
+{
+	char *argv[] = { "pinentry-curses", "--ttyname", NULL, "--ttytype", "vt100", NULL };
+	static const char getpin[] = "SETPROMPT Passphrase:\nGETPIN\n";
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, i, ret = -1, good, null = -1;
+	char line[256], typed[SECRET_LEN + 1];
+	struct termios t;
+	const char *name;
+	size_t len;
+
+	pr->s = -1;
+	pr->m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (pr->m < 0)
+		return fail_errno(r, "posix_openpt");
+	if (grantpt(pr->m) || unlockpt(pr->m) || !(name = ptsname(pr->m)))
+		return fail_errno(r, "grantpt/unlockpt/ptsname");
+	ioctl(pr->m, TIOCSWINSZ, &ws);
+	/* Held open, so that the pair outlives pinentry's close. */
+	pr->s = open(name, O_RDWR | O_NOCTTY);
+	if (pr->s < 0)
+		return fail_errno(r, name);
+	argv[2] = (char *)name;
+	null = open("/dev/null", O_RDWR);
+	if (pipe(to) || pipe(from)) {
+		fail_errno(r, "pipe");
+		goto out;
+	}
+	setenv("TERM", "vt100", 1);
+	if (prog_start(&pr->p, "/usr/bin/pinentry-curses", "pinentry-curses", argv, to[0],
+		       from[1], null, r))
+		goto out;
+	close(to[0]);
+	close(from[1]);
+	to[0] = from[1] = -1;
+	if (assuan_expect(from[0], "OK", line, sizeof(line), r))
+		goto out;
+	if (write_full(to[1], getpin, sizeof(getpin) - 1)) {
+		fail_errno(r, "writing GETPIN");
+		goto out;
+	}
+	/* pinentry answers SETPROMPT, then reads the terminal: wait for raw mode. */
+	if (assuan_expect(from[0], "OK", line, sizeof(line), r))
+		goto out;
+	for (i = 0; i < PROG_TIMEOUT * 20; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		drain(pr->m);
+		if (!tcgetattr(pr->s, &t) && !(t.c_lflag & (ICANON | ECHO)))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (i == PROG_TIMEOUT * 20) {
+		fail(r, "pinentry-curses did not put %s in raw mode within %d s", name,
+		     PROG_TIMEOUT);
+		goto out;
+	}
+	for (i = 0; i < 10; i++) {	/* let it draw the dialog first */
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		drain(pr->m);
+	}
+	secret_derive(seed, ch->name, typed);
+	typed[SECRET_LEN] = '\r';
+	for (i = 0; i <= SECRET_LEN; i++)	/* a key at a time */
+		if (write_full(pr->m, typed + i, 1)) {
+			scrub(typed, sizeof(typed));
+			fail_errno(r, "typing into the master");
+			goto out;
+		}
+	scrub(typed, sizeof(typed));
+	if (assuan_expect(from[0], "D ", line, sizeof(line), r))
+		goto out;
+	len = strlen(line);
+	good = len == 2 + SECRET_LEN && secret_equal_n(seed, ch->name, line + 2, SECRET_LEN);
+	scrub(line, sizeof(line));
+	if (!good) {
+		fail(r, "pinentry-curses returned %zu characters, not the passphrase typed",
+		     len - 2);
+		goto out;
+	}
+	if (assuan_expect(from[0], "OK", line, sizeof(line), r))
+		goto out;
+	if (write_full(to[1], "BYE\n", 4)) {
+		fail_errno(r, "writing BYE");
+		goto out;
+	}
+	if (prog_wait_exit(&pr->p, PROG_TIMEOUT, r))
+		goto out;
+	drain(pr->m);
+	ret = 0;
+out:
+	if (ret)
+		prog_kill(&pr->p);
+	for (i = 0; i < 2; i++) {
+		if (to[i] >= 0)
+			close(to[i]);
+		if (from[i] >= 0)
+			close(from[i]);
+	}
+	if (null >= 0)
+		close(null);
+	return ret;
+}
+
+/*
+ * tty-raw (channels-real): pinentry-curses (package pinentry-curses) asks
+ * for a passphrase on a terminal, as gpg-agent has it do: Assuan GETPIN
+ * over its stdin/stdout (pipes), the dialog on the slave of a pty pair
+ * (--ttyname), read in raw mode with echo off.  Once the slave is in raw
+ * mode the channel types the secret and Enter into the master, a key at
+ * a time, as a user at a terminal would; pinentry answers
+ * "D <passphrase>" on its stdout (read and checked here, as gpg-agent
+ * would) and exits at BYE, held at its exit until the release.  COPIES
+ * runs, each on a pty pair of its own (one copy per run is a fragile
+ * control, as for pty).
+ */
+int ch_tty_raw(const struct channel *ch, struct result *r)
+{
+	struct pin_run runs[COPIES];
+	int i, n, ret = 0;
+
+	memset(runs, 0, sizeof(runs));
+	for (i = 0; i < COPIES; i++)
+		runs[i].m = runs[i].s = -1;
+	for (n = 0; n < COPIES && !ret; n++)
+		ret = pinentry_once(ch, r, &runs[n]);
+	if (!ret) {
+		note(r, "%d pinentry-curses GETPIN on pty slaves (raw mode, echo off), the passphrase typed into the masters, BYE",
+		     COPIES);
+		hold(r);
+	}
+	for (i = 0; i < COPIES; i++) {
+		if (!ret)
+			prog_release(&runs[i].p);
+		prog_kill(&runs[i].p);
+		if (runs[i].s >= 0)
+			close(runs[i].s);
+		if (runs[i].m >= 0)
+			close(runs[i].m);
+	}
+	return ret;
+}
