@@ -382,7 +382,7 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None):
 
 # --- policy/fastpath -------------------------------------------------------------
 
-FASTPATH_RULES = ("free", "alloc")
+FASTPATH_RULES = ("free", "mark", "alloc")
 SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
