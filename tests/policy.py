@@ -13,6 +13,12 @@
         shell assignments for one cell of M (tests/run-cell.sh): kernel=,
         args=, tests= (space-separated), mem= and timeout= (empty when the
         cell does not set them)
+    policy.py bench --bench B [CONFIG ...]
+        one line per configuration of B to boot (tests/bench/run-bench.sh),
+        each shell assignments for eval: config=, kernel=, tree=, args=;
+        all of B in file order, or the CONFIGs named, in their order (a
+        name B does not define is an error).  B is checked whole first,
+        and policy/bench-targets against it (--targets)
     policy.py check [--matrix M ...] [--bench B ...]
         fail, naming file and line, on a malformed policy/kernels, a cell
         or bench line that names a kernel it does not define, a cell's
@@ -325,6 +331,23 @@ def read_bench(path=BENCH, kernels=None):
     return configs
 
 
+def bench_assignments(configs, wanted, path):
+    """The configurations to boot as lines of shell assignments, every
+    value quoted for eval: all of them, or those named in wanted, in that
+    order."""
+    by = {c["name"]: c for c in configs}
+    out = []
+    for name in wanted or by:
+        c = by.get(name)
+        if c is None:
+            raise PolicyError(f"no configuration {name!r} in {shown(path)} "
+                              f"(one of {', '.join(by)})")
+        values = {"config": c["name"], "kernel": c["kernel"], "tree": c["tree"],
+                  "args": c["args"]}
+        out.append(" ".join(f"{k}={shlex.quote(v)}" for k, v in values.items()))
+    return "\n".join(out)
+
+
 # What a target of policy/bench-targets measures, and how many benchmark
 # names follow the word.
 BENCH_MEASURES = {"icount": 0, "micro-delta": 2}
@@ -433,6 +456,11 @@ def main(argv=None):
     p = sub.add_parser("cell")
     p.add_argument("--matrix", required=True)
     p.add_argument("name")
+    p = sub.add_parser("bench")
+    p.add_argument("--bench", default=BENCH)
+    p.add_argument("--targets", default=BENCH_TARGETS,
+                   help="checked against --bench (its report reads them)")
+    p.add_argument("config", nargs="*")
     args = ap.parse_args(argv)
 
     kernels = read_kernels()
@@ -449,6 +477,11 @@ def main(argv=None):
         return 0
     if args.cmd == "cell":
         print(cell_assignments(read_matrix(args.matrix, kernels), args.name, args.matrix))
+        return 0
+    if args.cmd == "bench":
+        configs = read_bench(args.bench, kernels)
+        read_bench_targets(args.targets, args.bench, kernels)
+        print(bench_assignments(configs, args.config, args.bench))
         return 0
     used = used_kernels(kernels, args.matrix, args.bench)
     if args.cmd == "kernels":

@@ -346,6 +346,54 @@ class ReportTest(Case):
         self.assertIn("| off vs vanilla | **missed** | pipe 1.0999 |", md)
 
 
+class RunBenchTest(Case):
+    """run-bench.sh takes its configurations from the loader (policy.py
+    bench): a typo in policy/bench stops it with file and line before
+    anything boots, where its own awk once let the configuration through
+    until its turn, after the others had booted."""
+
+    def run_bench(self, bench_text, *configs):
+        bench = os.path.join(self.dir, "bench")
+        with open(bench, "w", encoding="utf-8") as f:
+            f.write(bench_text)
+        # An initramfs that passes run-bench.sh's own checks, no kernel:
+        # even a run that got past the loader could not boot.
+        initrd = os.path.join(self.dir, "initramfs.cpio")
+        open(initrd, "w").close()
+        with open(initrd + ".list", "w", encoding="utf-8") as f:
+            f.write("usr/libexec/harness/bench\n")
+        env = dict(os.environ, BENCH_POLICY=bench, INITRD=initrd,
+                   OBJ=os.path.join(self.dir, "obj"), OUT=os.path.join(self.dir, "out"),
+                   RAMDIR=os.path.join(self.dir, "ram"))
+        return subprocess.run([os.path.join(HERE, "run-bench.sh"), "--smoke", *configs],
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    def test_a_kernel_typo_stops_it_before_a_boot(self):
+        with open(policy.BENCH, encoding="utf-8") as f:
+            text = f.read()
+        lineno = next(i for i, x in enumerate(text.splitlines(), 1) if x.startswith("slab "))
+        r = self.run_bench(text.replace("lab-patched | sanitize_mem=slab",
+                                        "lab-patchd  | sanitize_mem=slab"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bench:%d: kernel 'lab-patchd' is not in policy/kernels" % lineno,
+                      r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")),
+                         "run-bench.sh went on after the loader failed")
+
+    def test_a_short_line_stops_it_before_a_boot(self):
+        r = self.run_bench("vanilla | lab-vanilla |\noff | lab-patched\n")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bench:2: expected 3 fields separated by '|', got 2", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
+    def test_an_unknown_configuration_stops_it(self):
+        with open(policy.BENCH, encoding="utf-8") as f:
+            r = self.run_bench(f.read(), "off", "nope")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no configuration 'nope' in", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
+
 class PlotTest(Case):
     """plot.py: bars and error bars from bench.json's ratios."""
 
