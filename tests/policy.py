@@ -30,7 +30,9 @@
         policy/fastpath that is not "free|alloc <function>", or a
         configuration of policy/bench defined twice, or a target of
         policy/bench-targets that names a configuration policy/bench does
-        not define, an unknown measure or a limit that is not a number
+        not define, an unknown measure or a limit that is not a number, or
+        a line of policy/bench-workloads that is not one workload name (or
+        a name given twice)
 
 A bad line is an error with its file and line, before anything is built.
 Only standard library modules are used.
@@ -53,6 +55,7 @@ CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
 FASTPATH = os.path.join(TOP, "policy", "fastpath")
 BENCH = os.path.join(TOP, "policy", "bench")
 BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
+BENCH_WORKLOADS = os.path.join(TOP, "policy", "bench-workloads")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -348,6 +351,34 @@ def bench_assignments(configs, wanted, path):
     return "\n".join(out)
 
 
+# A process workload's name: the guest program's w_<name> function, a
+# word of its plan line (16 bytes a name there, with the comma).
+WORKLOAD = re.compile(r"^[a-z][a-z0-9]{0,14}$")
+
+
+def read_bench_workloads(path=None):
+    """policy/bench-workloads: the process workloads' names, in the order
+    the guest program (tests/guest/bench.c) runs them."""
+    path = shown(path or BENCH_WORKLOADS)
+    names, seen = [], {}
+    for lineno, line in lines(path):
+        words = line.split()
+        where = f"{path}:{lineno}"
+        if len(words) != 1:
+            raise PolicyError(f"{where}: expected one workload name, got {line.strip()!r}")
+        name = words[0]
+        if not WORKLOAD.match(name):
+            raise PolicyError(f"{where}: workload name {name!r}: lower case letters and "
+                              f"digits, at most 15")
+        if name in seen:
+            raise PolicyError(f"{where}: workload {name} is already listed at {seen[name]}")
+        seen[name] = where
+        names.append(name)
+    if not names:
+        raise PolicyError(f"{path}: no workloads")
+    return names
+
+
 # What a target of policy/bench-targets measures, and how many benchmark
 # names follow the word.
 BENCH_MEASURES = {"icount": 0, "micro-delta": 2}
@@ -450,6 +481,7 @@ def main(argv=None):
     p.add_argument("--fastpath", default=FASTPATH)
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
+    p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
@@ -495,6 +527,7 @@ def main(argv=None):
     for b in args.bench:
         read_bench(b, kernels)
     read_bench_targets(args.bench_targets, BENCH, kernels)
+    read_bench_workloads(args.bench_workloads)
     return 0
 
 

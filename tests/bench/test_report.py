@@ -346,6 +346,67 @@ class ReportTest(Case):
         self.assertIn("| off vs vanilla | **missed** | pipe 1.0999 |", md)
 
 
+class WorkloadListTest(Case):
+    """policy/bench-workloads is the one list of the process workloads:
+    the guest program's table is generated from it
+    (tests/guest/bench-workloads-h.py), and the host side reads it through
+    the loader; neither keeps a copy."""
+
+    GUEST = os.path.join(os.path.dirname(HERE), "guest")
+
+    def compile_bench(self, names):
+        """bench.c built with a header made from a list of names: (the
+        compiler's result, the binary)."""
+        wl = os.path.join(self.dir, "bench-workloads")
+        with open(wl, "w", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in names))
+        gen = subprocess.run([sys.executable, os.path.join(self.GUEST, "bench-workloads-h.py"),
+                              wl], capture_output=True, text=True, timeout=30)
+        self.assertEqual(gen.returncode, 0, gen.stderr)
+        with open(os.path.join(self.dir, "bench-workloads.h"), "w", encoding="utf-8") as f:
+            f.write(gen.stdout)
+        binary = os.path.join(self.dir, "bench")
+        cc = subprocess.run(["gcc", "-O0", "-Wall", "-Wextra", "-Werror", "-o", binary,
+                             os.path.join(self.GUEST, "bench.c"), "-I" + self.GUEST,
+                             "-I" + self.dir], capture_output=True, text=True, timeout=120)
+        return cc, binary
+
+    def test_the_guest_runs_the_listed_workloads_in_order(self):
+        names = policy.read_bench_workloads()
+        cc, binary = self.compile_bench(names)
+        self.assertEqual(cc.returncode, 0, cc.stderr)
+        out = subprocess.run([binary, "--list"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.stdout.split(), names)
+
+    def test_the_guest_has_no_list_of_its_own(self):
+        # A workload left out of the list leaves its function unused (and
+        # a name without a function does not compile): bench.c's table is
+        # the generated one, not a copy.
+        names = policy.read_bench_workloads()
+        cc, _ = self.compile_bench([n for n in names if n != "tmpfs"])
+        self.assertNotEqual(cc.returncode, 0, "bench.c built without tmpfs in its list")
+        self.assertIn("w_tmpfs", cc.stderr)
+        cc, _ = self.compile_bench(names + ["nosuch"])
+        self.assertNotEqual(cc.returncode, 0, "bench.c built with a workload it lacks")
+        self.assertIn("w_nosuch", cc.stderr)
+
+    def test_the_host_reads_the_same_list(self):
+        # The bench modules with the loader pointed at another list: each
+        # must see that one, not a list of its own.
+        wl = os.path.join(self.dir, "bench-workloads")
+        with open(wl, "w", encoding="utf-8") as f:
+            f.write("# made up\nalpha\nbeta\n")
+        code = ("import sys; sys.path[:0] = [%r, %r]; import policy; "
+                "policy.BENCH_WORKLOADS = %r; import channel, boot, figures, targets; "
+                "print([m.PROCESS_WORKLOADS for m in (channel, boot, figures, targets)])"
+                % (os.path.dirname(HERE), HERE, wl))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), str([["alpha", "beta"]] * 4))
+        self.assertEqual(WORKLOADS, policy.read_bench_workloads())
+
+
 class RunBenchTest(Case):
     """run-bench.sh takes its configurations from the loader (policy.py
     bench): a typo in policy/bench stops it with file and line before

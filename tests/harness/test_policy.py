@@ -411,6 +411,53 @@ class CellFieldsTest(unittest.TestCase):
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
 
 
+class BenchWorkloadsTest(unittest.TestCase):
+    """policy/bench-workloads: the one list of the bench's process
+    workloads (the guest program is built with it, the report reads it)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def workloads(self, text):
+        return policy.read_bench_workloads(write(self.tmp.name, "bench-workloads", text))
+
+    def test_the_real_file_loads(self):
+        names = policy.read_bench_workloads()
+        self.assertEqual(names[:2], ["pipe", "socket"])
+        self.assertIn("readzero", names)
+
+    def test_file_order(self):
+        self.assertEqual(self.workloads("# c\nb\n\na2\n"), ["b", "a2"])
+
+    def test_two_words_names_file_and_line(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:2: expected one workload "
+                                                r"name, got 'pipe socket'"):
+            self.workloads("# c\npipe socket\n")
+
+    def test_a_name_that_is_not_a_c_word(self):
+        for bad in ("Pipe", "tmp-fs", "9pipe", "a" * 16):
+            with self.assertRaisesRegex(SystemExit, r"bench-workloads:1: workload name "):
+                self.workloads(bad + "\n")
+        self.assertEqual(self.workloads("a" * 15 + "\n"), ["a" * 15])
+
+    def test_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:3: workload pipe is already "
+                                                r"listed at .*bench-workloads:1"):
+            self.workloads("pipe\nsocket\npipe\n")
+
+    def test_empty(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads: no workloads"):
+            self.workloads("# nothing\n")
+
+    def test_command_line_check(self):
+        bad = write(self.tmp.name, "bench-workloads", "pipe\nsock pair\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:2: expected one workload"):
+            policy.main(["check", "--bench-workloads", bad])
+
+
 class BenchFieldsTest(unittest.TestCase):
     """policy.py bench: the configurations tests/bench/run-bench.sh evals,
     read by the loader (run-bench.sh once parsed policy/bench with awk,
