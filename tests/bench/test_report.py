@@ -36,6 +36,7 @@ sys.path.insert(0, HERE)
 import boot  # noqa: E402  (tests/bench/boot.py)
 import channel as bench_channel  # noqa: E402  (tests/bench/channel.py)
 import report  # noqa: E402  (tests/bench/report.py)
+import sizes  # noqa: E402  (tests/bench/sizes.py)
 import targets  # noqa: E402  (tests/bench/targets.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 import policy  # noqa: E402  (tests/policy.py)
@@ -405,6 +406,39 @@ class WorkloadListTest(Case):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.strip(), str([["alpha", "beta"]] * 4))
         self.assertEqual(WORKLOADS, policy.read_bench_workloads())
+
+
+class SizesTest(unittest.TestCase):
+    """sizes.py's list of the symbols bench.md sizes: its own list, not
+    policy/fastpath (sizes.py says why), but one that cannot drift from it
+    unseen, and one without a typo the table would silently drop."""
+
+    def test_every_checked_free_path_is_sized(self):
+        # A free path renamed in policy/fastpath (a kernel rename) and not
+        # here would vanish from the table without a word.
+        missing = [f for f in policy.read_fastpath()["free"] if f not in sizes.SIZED_SYMBOLS]
+        self.assertEqual(missing, [], "policy/fastpath's free paths not in sizes.py")
+
+    def test_symbols_are_c_names_listed_once(self):
+        for s in sizes.SIZED_SYMBOLS:
+            self.assertRegex(s, r"^[A-Za-z_][A-Za-z0-9_]*$")
+        dup = sorted({s for s in sizes.SIZED_SYMBOLS if sizes.SIZED_SYMBOLS.count(s) > 1})
+        self.assertEqual(dup, [], "listed twice in sizes.py")
+
+    def test_nm_symbols_in_the_list_and_only_those(self):
+        # vmlinux_sizes on an object file that defines a listed function,
+        # an unlisted one, and data named like a listed function.
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "k.c")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write("int kfree(int x) { return x + 1; }\n"
+                        "int not_listed(int x) { return x + 2; }\n"
+                        "int stackleak_erase = 3;\n")
+            obj = os.path.join(d, "vmlinux")
+            subprocess.run(["gcc", "-c", "-O0", "-o", obj, src], check=True, timeout=60)
+            ent = sizes.vmlinux_sizes(["k=" + obj])["k"]
+        self.assertEqual(list(ent["fast_paths"]), ["kfree"])
+        self.assertGreater(ent["fast_paths"]["kfree"], 0)
 
 
 class RunBenchTest(Case):
