@@ -228,6 +228,14 @@ $(GUEST_GEN)/channels-real.h: tests/scan/channels-real tests/guest/channels-h.py
 	python3 tests/guest/channels-h.py --real tests/scan/channels-real > $@.tmp
 	mv $@.tmp $@
 
+# The bench's workloads are the host's (policy/bench-workloads), the same way.
+$(GUEST_GEN)/bench-workloads.h: policy/bench-workloads tests/guest/bench-workloads-h.py \
+		tests/policy.py
+	@mkdir -p $(@D)
+	python3 tests/guest/bench-workloads-h.py policy/bench-workloads > $@.tmp
+	mv $@.tmp $@
+$(B)/guest/bench: $(GUEST_GEN)/bench-workloads.h
+
 $(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | deps
 	@mkdir -p $(@D)
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest -I$(GUEST_GEN)

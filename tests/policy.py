@@ -13,6 +13,12 @@
         shell assignments for one cell of M (tests/run-cell.sh): kernel=,
         args=, tests= (space-separated), mem= and timeout= (empty when the
         cell does not set them)
+    policy.py bench --bench B [CONFIG ...]
+        one line per configuration of B to boot (tests/bench/run-bench.sh),
+        each shell assignments for eval: config=, kernel=, tree=, args=;
+        all of B in file order, or the CONFIGs named, in their order (a
+        name B does not define is an error).  B is checked whole first,
+        and policy/bench-targets against it (--targets)
     policy.py check [--matrix M ...] [--bench B ...]
         fail, naming file and line, on a malformed policy/kernels, a cell
         or bench line that names a kernel it does not define, a cell's
@@ -24,7 +30,9 @@
         policy/fastpath that is not "free|alloc <function>", or a
         configuration of policy/bench defined twice, or a target of
         policy/bench-targets that names a configuration policy/bench does
-        not define, an unknown measure or a limit that is not a number
+        not define, an unknown measure or a limit that is not a number, or
+        a line of policy/bench-workloads that is not one workload name (or
+        a name given twice)
 
 A bad line is an error with its file and line, before anything is built.
 Only standard library modules are used.
@@ -47,6 +55,7 @@ CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
 FASTPATH = os.path.join(TOP, "policy", "fastpath")
 BENCH = os.path.join(TOP, "policy", "bench")
 BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
+BENCH_WORKLOADS = os.path.join(TOP, "policy", "bench-workloads")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -325,6 +334,51 @@ def read_bench(path=BENCH, kernels=None):
     return configs
 
 
+def bench_assignments(configs, wanted, path):
+    """The configurations to boot as lines of shell assignments, every
+    value quoted for eval: all of them, or those named in wanted, in that
+    order."""
+    by = {c["name"]: c for c in configs}
+    out = []
+    for name in wanted or by:
+        c = by.get(name)
+        if c is None:
+            raise PolicyError(f"no configuration {name!r} in {shown(path)} "
+                              f"(one of {', '.join(by)})")
+        values = {"config": c["name"], "kernel": c["kernel"], "tree": c["tree"],
+                  "args": c["args"]}
+        out.append(" ".join(f"{k}={shlex.quote(v)}" for k, v in values.items()))
+    return "\n".join(out)
+
+
+# A process workload's name: the guest program's w_<name> function, a
+# word of its plan line (16 bytes a name there, with the comma).
+WORKLOAD = re.compile(r"^[a-z][a-z0-9]{0,14}$")
+
+
+def read_bench_workloads(path=None):
+    """policy/bench-workloads: the process workloads' names, in the order
+    the guest program (tests/guest/bench.c) runs them."""
+    path = shown(path or BENCH_WORKLOADS)
+    names, seen = [], {}
+    for lineno, line in lines(path):
+        words = line.split()
+        where = f"{path}:{lineno}"
+        if len(words) != 1:
+            raise PolicyError(f"{where}: expected one workload name, got {line.strip()!r}")
+        name = words[0]
+        if not WORKLOAD.match(name):
+            raise PolicyError(f"{where}: workload name {name!r}: lower case letters and "
+                              f"digits, at most 15")
+        if name in seen:
+            raise PolicyError(f"{where}: workload {name} is already listed at {seen[name]}")
+        seen[name] = where
+        names.append(name)
+    if not names:
+        raise PolicyError(f"{path}: no workloads")
+    return names
+
+
 # What a target of policy/bench-targets measures, and how many benchmark
 # names follow the word.
 BENCH_MEASURES = {"icount": 0, "micro-delta": 2}
@@ -427,12 +481,18 @@ def main(argv=None):
     p.add_argument("--fastpath", default=FASTPATH)
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
+    p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
     p = sub.add_parser("cell")
     p.add_argument("--matrix", required=True)
     p.add_argument("name")
+    p = sub.add_parser("bench")
+    p.add_argument("--bench", default=BENCH)
+    p.add_argument("--targets", default=BENCH_TARGETS,
+                   help="checked against --bench (its report reads them)")
+    p.add_argument("config", nargs="*")
     args = ap.parse_args(argv)
 
     kernels = read_kernels()
@@ -450,6 +510,11 @@ def main(argv=None):
     if args.cmd == "cell":
         print(cell_assignments(read_matrix(args.matrix, kernels), args.name, args.matrix))
         return 0
+    if args.cmd == "bench":
+        configs = read_bench(args.bench, kernels)
+        read_bench_targets(args.targets, args.bench, kernels)
+        print(bench_assignments(configs, args.config, args.bench))
+        return 0
     used = used_kernels(kernels, args.matrix, args.bench)
     if args.cmd == "kernels":
         for name in (used if args.matrix or args.bench else kernels):
@@ -462,6 +527,7 @@ def main(argv=None):
     for b in args.bench:
         read_bench(b, kernels)
     read_bench_targets(args.bench_targets, BENCH, kernels)
+    read_bench_workloads(args.bench_workloads)
     return 0
 
 

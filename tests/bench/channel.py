@@ -8,6 +8,7 @@ event (plan, start, end with ns=, failed with why=, done).
                                 figures and what is wrong with it
     workload_problems(ch)       each planned workload without its figures
 
+The workloads are policy/bench-workloads, read by tests/policy.py.
 Python 3 standard library only.
 """
 
@@ -18,10 +19,14 @@ import sys
 import time
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import policy  # noqa: E402  (tests/policy.py)
+
 CHANNEL_RE = re.compile(r"^bench-clock: (.*) crc=([0-9a-f]{8})$")
 
-# Process workloads, in the order bench.c runs them.
-PROCESS_WORKLOADS = ["pipe", "socket", "sockpair", "forkexec", "tmpfs", "getppid", "readzero"]
+# The process workloads, in the order bench.c runs them: the list bench.c
+# is built with (policy/bench-workloads, through the loader).
+PROCESS_WORKLOADS = policy.read_bench_workloads()
 
 
 class ReaderTimeout(Exception):

@@ -98,8 +98,22 @@ done
 [ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] && [ "$micro_iters" -gt 0 ] ||
 	{ echo "run-bench: scales and repetitions must be > 0" >&2; exit 2; }
 
-[ -r "$INITRD" ] || { echo "run-bench: no initramfs at $INITRD (make initramfs)" >&2; exit 2; }
 [ -r "$BENCH_POLICY" ] || { echo "run-bench: no $BENCH_POLICY" >&2; exit 2; }
+# The configurations to boot, as the loader reads and checks them
+# (tests/policy.py bench): one line of shell assignments each (config=,
+# kernel=, tree=, args=), for eval.  A malformed policy/bench (or a
+# policy/bench-targets its report could not read) stops the run here,
+# naming file and line, before anything boots.
+# shellcheck disable=SC2086 # configs_wanted is a list of names
+rows=$(python3 "$top/tests/policy.py" bench --bench "$BENCH_POLICY" $configs_wanted) || {
+	echo "run-bench: cannot read the configurations of $BENCH_POLICY (see above)" >&2
+	exit 2
+}
+echo "$rows" | grep -q '^config=vanilla ' ||
+	echo "run-bench: warning: no 'vanilla' configuration selected: no ratios" >&2
+total=$(echo "$rows" | wc -l)
+
+[ -r "$INITRD" ] || { echo "run-bench: no initramfs at $INITRD (make initramfs)" >&2; exit 2; }
 # The initramfs must carry the bench program (make initramfs builds it
 # from tests/guest/bench.c).
 if ! grep -q 'usr/libexec/harness/bench$' "$INITRD.list" 2>/dev/null &&
@@ -107,25 +121,6 @@ if ! grep -q 'usr/libexec/harness/bench$' "$INITRD.list" 2>/dev/null &&
 	echo "run-bench: $INITRD has no usr/libexec/harness/bench (make initramfs)" >&2
 	exit 2
 fi
-
-# name|kernel|args, one per line, comments and blank lines dropped.
-rows=$(awk -F'|' '
-	/^[[:space:]]*(#|$)/ { next }
-	{ for (i = 1; i <= 3; i++) { gsub(/^[ \t]+|[ \t]+$/, "", $i) } print $1 "|" $2 "|" $3 }' \
-	"$BENCH_POLICY")
-if [ -n "$configs_wanted" ]; then
-	sel=
-	for c in $configs_wanted; do
-		r=$(echo "$rows" | awk -F'|' -v c="$c" '$1 == c')
-		[ -n "$r" ] || { echo "run-bench: no configuration '$c' in $BENCH_POLICY" >&2; exit 2; }
-		sel="$sel$r
-"
-	done
-	rows=$(printf '%s' "$sel")
-fi
-echo "$rows" | grep -q '^vanilla|' ||
-	echo "run-bench: warning: no 'vanilla' configuration selected: no ratios" >&2
-total=$(echo "$rows" | wc -l)
 
 dir=$OUT/$name
 rm -rf "$dir"
@@ -313,7 +308,10 @@ micro_boot() {
 }
 
 i=0
-while IFS='|' read -r cfg kernel args; do
+config= kernel= tree= args=	# each row of policy.py bench sets them
+while read -r row; do
+	eval "$row"
+	cfg=$config
 	i=$((i + 1))
 	# "make all" and "make check" start with rm -rf build/results: if that
 	# happened under us, the figures so far are gone; say so and stop.
@@ -323,12 +321,6 @@ while IFS='|' read -r cfg kernel args; do
 		exit 1
 	fi
 	mkdir -p "$dir/$cfg"
-	if ! kdef=$(python3 "$top/tests/policy.py" kernel "$kernel" 2>&1); then
-		echo "$kdef" >> "$dir/$cfg/errors"
-		echo "bench: ERROR: $cfg: $kdef" >&2
-		errors=$((errors + 1)); continue
-	fi
-	tree=$(eval "$kdef"; echo "$tree")
 	if ! image=$(frozen_kernel "$kernel"); then
 		image=$OBJ/$kernel/arch/x86/boot/bzImage
 		echo "no kernel image $image" >> "$dir/$cfg/errors"
@@ -354,7 +346,7 @@ $rows
 EOF
 
 vml=
-for k in $(echo "$rows" | cut -d'|' -f2 | sort -u); do
+for k in $(echo "$rows" | while read -r row; do eval "$row"; echo "$kernel"; done | sort -u); do
 	[ -e "$OBJ/$k/vmlinux" ] && vml="$vml --vmlinux $k=$OBJ/$k/vmlinux"
 done
 # shellcheck disable=SC2086 # vml is a list of options

@@ -8,7 +8,7 @@ Python 3 standard library only.
 import os
 import statistics
 
-from sizes import FAST_PATHS
+from sizes import SIZED_SYMBOLS
 
 
 def fmt_ratio(r):
@@ -186,7 +186,7 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
                     L.append("%s text vs %s: %+d bytes (%+.3f%%)." % (
                         n, base, d, 100.0 * d / sizes[base]["text"]))
         syms = sorted({s for e in sizes.values() for s in e.get("fast_paths", {})},
-                      key=FAST_PATHS.index)
+                      key=SIZED_SYMBOLS.index)
         if syms:
             L.append("")
             L.append("Fast paths (symbol size in bytes, `nm -S`; inlined helpers "

@@ -36,6 +36,7 @@ sys.path.insert(0, HERE)
 import boot  # noqa: E402  (tests/bench/boot.py)
 import channel as bench_channel  # noqa: E402  (tests/bench/channel.py)
 import report  # noqa: E402  (tests/bench/report.py)
+import sizes  # noqa: E402  (tests/bench/sizes.py)
 import targets  # noqa: E402  (tests/bench/targets.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
 import policy  # noqa: E402  (tests/policy.py)
@@ -344,6 +345,148 @@ class ReportTest(Case):
                          ("off-vs-vanilla", False, [w for w in WORKLOADS if w != "socket"],
                           "no figure for: socket"))
         self.assertIn("| off vs vanilla | **missed** | pipe 1.0999 |", md)
+
+
+class WorkloadListTest(Case):
+    """policy/bench-workloads is the one list of the process workloads:
+    the guest program's table is generated from it
+    (tests/guest/bench-workloads-h.py), and the host side reads it through
+    the loader; neither keeps a copy."""
+
+    GUEST = os.path.join(os.path.dirname(HERE), "guest")
+
+    def compile_bench(self, names):
+        """bench.c built with a header made from a list of names: (the
+        compiler's result, the binary)."""
+        wl = os.path.join(self.dir, "bench-workloads")
+        with open(wl, "w", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in names))
+        gen = subprocess.run([sys.executable, os.path.join(self.GUEST, "bench-workloads-h.py"),
+                              wl], capture_output=True, text=True, timeout=30)
+        self.assertEqual(gen.returncode, 0, gen.stderr)
+        with open(os.path.join(self.dir, "bench-workloads.h"), "w", encoding="utf-8") as f:
+            f.write(gen.stdout)
+        binary = os.path.join(self.dir, "bench")
+        cc = subprocess.run(["gcc", "-O0", "-Wall", "-Wextra", "-Werror", "-o", binary,
+                             os.path.join(self.GUEST, "bench.c"), "-I" + self.GUEST,
+                             "-I" + self.dir], capture_output=True, text=True, timeout=120)
+        return cc, binary
+
+    def test_the_guest_runs_the_listed_workloads_in_order(self):
+        names = policy.read_bench_workloads()
+        cc, binary = self.compile_bench(names)
+        self.assertEqual(cc.returncode, 0, cc.stderr)
+        out = subprocess.run([binary, "--list"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.stdout.split(), names)
+
+    def test_the_guest_has_no_list_of_its_own(self):
+        # A workload left out of the list leaves its function unused (and
+        # a name without a function does not compile): bench.c's table is
+        # the generated one, not a copy.
+        names = policy.read_bench_workloads()
+        cc, _ = self.compile_bench([n for n in names if n != "tmpfs"])
+        self.assertNotEqual(cc.returncode, 0, "bench.c built without tmpfs in its list")
+        self.assertIn("w_tmpfs", cc.stderr)
+        cc, _ = self.compile_bench(names + ["nosuch"])
+        self.assertNotEqual(cc.returncode, 0, "bench.c built with a workload it lacks")
+        self.assertIn("w_nosuch", cc.stderr)
+
+    def test_the_host_reads_the_same_list(self):
+        # The bench modules with the loader pointed at another list: each
+        # must see that one, not a list of its own.
+        wl = os.path.join(self.dir, "bench-workloads")
+        with open(wl, "w", encoding="utf-8") as f:
+            f.write("# made up\nalpha\nbeta\n")
+        code = ("import sys; sys.path[:0] = [%r, %r]; import policy; "
+                "policy.BENCH_WORKLOADS = %r; import channel, boot, figures, targets; "
+                "print([m.PROCESS_WORKLOADS for m in (channel, boot, figures, targets)])"
+                % (os.path.dirname(HERE), HERE, wl))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), str([["alpha", "beta"]] * 4))
+        self.assertEqual(WORKLOADS, policy.read_bench_workloads())
+
+
+class SizesTest(unittest.TestCase):
+    """sizes.py's list of the symbols bench.md sizes: its own list, not
+    policy/fastpath (sizes.py says why), but one that cannot drift from it
+    unseen, and one without a typo the table would silently drop."""
+
+    def test_every_checked_free_path_is_sized(self):
+        # A free path renamed in policy/fastpath (a kernel rename) and not
+        # here would vanish from the table without a word.
+        missing = [f for f in policy.read_fastpath()["free"] if f not in sizes.SIZED_SYMBOLS]
+        self.assertEqual(missing, [], "policy/fastpath's free paths not in sizes.py")
+
+    def test_symbols_are_c_names_listed_once(self):
+        for s in sizes.SIZED_SYMBOLS:
+            self.assertRegex(s, r"^[A-Za-z_][A-Za-z0-9_]*$")
+        dup = sorted({s for s in sizes.SIZED_SYMBOLS if sizes.SIZED_SYMBOLS.count(s) > 1})
+        self.assertEqual(dup, [], "listed twice in sizes.py")
+
+    def test_nm_symbols_in_the_list_and_only_those(self):
+        # vmlinux_sizes on an object file that defines a listed function,
+        # an unlisted one, and data named like a listed function.
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "k.c")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write("int kfree(int x) { return x + 1; }\n"
+                        "int not_listed(int x) { return x + 2; }\n"
+                        "int stackleak_erase = 3;\n")
+            obj = os.path.join(d, "vmlinux")
+            subprocess.run(["gcc", "-c", "-O0", "-o", obj, src], check=True, timeout=60)
+            ent = sizes.vmlinux_sizes(["k=" + obj])["k"]
+        self.assertEqual(list(ent["fast_paths"]), ["kfree"])
+        self.assertGreater(ent["fast_paths"]["kfree"], 0)
+
+
+class RunBenchTest(Case):
+    """run-bench.sh takes its configurations from the loader (policy.py
+    bench): a typo in policy/bench stops it with file and line before
+    anything boots, where its own awk once let the configuration through
+    until its turn, after the others had booted."""
+
+    def run_bench(self, bench_text, *configs):
+        bench = os.path.join(self.dir, "bench")
+        with open(bench, "w", encoding="utf-8") as f:
+            f.write(bench_text)
+        # An initramfs that passes run-bench.sh's own checks, no kernel:
+        # even a run that got past the loader could not boot.
+        initrd = os.path.join(self.dir, "initramfs.cpio")
+        open(initrd, "w").close()
+        with open(initrd + ".list", "w", encoding="utf-8") as f:
+            f.write("usr/libexec/harness/bench\n")
+        env = dict(os.environ, BENCH_POLICY=bench, INITRD=initrd,
+                   OBJ=os.path.join(self.dir, "obj"), OUT=os.path.join(self.dir, "out"),
+                   RAMDIR=os.path.join(self.dir, "ram"))
+        return subprocess.run([os.path.join(HERE, "run-bench.sh"), "--smoke", *configs],
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    def test_a_kernel_typo_stops_it_before_a_boot(self):
+        with open(policy.BENCH, encoding="utf-8") as f:
+            text = f.read()
+        lineno = next(i for i, x in enumerate(text.splitlines(), 1) if x.startswith("slab "))
+        r = self.run_bench(text.replace("lab-patched | sanitize_mem=slab",
+                                        "lab-patchd  | sanitize_mem=slab"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bench:%d: kernel 'lab-patchd' is not in policy/kernels" % lineno,
+                      r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")),
+                         "run-bench.sh went on after the loader failed")
+
+    def test_a_short_line_stops_it_before_a_boot(self):
+        r = self.run_bench("vanilla | lab-vanilla |\noff | lab-patched\n")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bench:2: expected 3 fields separated by '|', got 2", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
+    def test_an_unknown_configuration_stops_it(self):
+        with open(policy.BENCH, encoding="utf-8") as f:
+            r = self.run_bench(f.read(), "off", "nope")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no configuration 'nope' in", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
 
 
 class PlotTest(Case):

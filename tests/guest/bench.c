@@ -2,8 +2,9 @@
 /*
  * bench.c - process workloads for the sanitize_mem benchmarks (issue 6).
  *
- * Each workload does a fixed amount of work and reports how long it took
- * in CLOCK_MONOTONIC nanoseconds.  Under QEMU's "-icount shift=0,sleep=off"
+ * Each workload (their list, and the order they run in, is
+ * policy/bench-workloads) does a fixed amount of work and reports how
+ * long it took in CLOCK_MONOTONIC nanoseconds.  Under QEMU's "-icount shift=0,sleep=off"
  * the guest clock counts executed instructions (1 ns per instruction, idle
  * time skipped to the next timer), so the figure is the same from run to
  * run whatever the host is doing; without icount it is ordinary wall time.
@@ -482,17 +483,22 @@ static int w_readzero(unsigned long scale, uint64_t *ns)
 
 /* --- driver ---------------------------------------------------------------- */
 
+/*
+ * The workloads in the order they run: policy/bench-workloads, the list
+ * the host's report reads too, made into WORKLOAD_LIST by
+ * tests/guest/bench-workloads-h.py at build time.  Each name's function is
+ * w_<name>: a name without one does not compile, a function without a
+ * name is unused (-Werror).
+ */
+#include "bench-workloads.h"
+
 static const struct workload {
 	const char *name;
 	int (*run)(unsigned long scale, uint64_t *ns);
 } workloads[] = {
-	{ "pipe", w_pipe },
-	{ "socket", w_socket },
-	{ "sockpair", w_sockpair },
-	{ "forkexec", w_forkexec },
-	{ "tmpfs", w_tmpfs },
-	{ "getppid", w_getppid },
-	{ "readzero", w_readzero },
+#define WORKLOAD(name) { #name, w_##name },
+	WORKLOAD_LIST(WORKLOAD)
+#undef WORKLOAD
 };
 #define NWORKLOADS (int)(sizeof(workloads) / sizeof(workloads[0]))
 

@@ -411,6 +411,133 @@ class CellFieldsTest(unittest.TestCase):
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
 
 
+class BenchWorkloadsTest(unittest.TestCase):
+    """policy/bench-workloads: the one list of the bench's process
+    workloads (the guest program is built with it, the report reads it)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def workloads(self, text):
+        return policy.read_bench_workloads(write(self.tmp.name, "bench-workloads", text))
+
+    def test_the_real_file_loads(self):
+        names = policy.read_bench_workloads()
+        self.assertEqual(names[:2], ["pipe", "socket"])
+        self.assertIn("readzero", names)
+
+    def test_file_order(self):
+        self.assertEqual(self.workloads("# c\nb\n\na2\n"), ["b", "a2"])
+
+    def test_two_words_names_file_and_line(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:2: expected one workload "
+                                                r"name, got 'pipe socket'"):
+            self.workloads("# c\npipe socket\n")
+
+    def test_a_name_that_is_not_a_c_word(self):
+        for bad in ("Pipe", "tmp-fs", "9pipe", "a" * 16):
+            with self.assertRaisesRegex(SystemExit, r"bench-workloads:1: workload name "):
+                self.workloads(bad + "\n")
+        self.assertEqual(self.workloads("a" * 15 + "\n"), ["a" * 15])
+
+    def test_twice(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:3: workload pipe is already "
+                                                r"listed at .*bench-workloads:1"):
+            self.workloads("pipe\nsocket\npipe\n")
+
+    def test_empty(self):
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads: no workloads"):
+            self.workloads("# nothing\n")
+
+    def test_command_line_check(self):
+        bad = write(self.tmp.name, "bench-workloads", "pipe\nsock pair\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-workloads:2: expected one workload"):
+            policy.main(["check", "--bench-workloads", bad])
+
+
+class BenchFieldsTest(unittest.TestCase):
+    """policy.py bench: the configurations tests/bench/run-bench.sh evals,
+    read by the loader (run-bench.sh once parsed policy/bench with awk,
+    which let a kernel typo through until that configuration's turn)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.bench = write(self.tmp.name, "bench", """\
+            # name | kernel | args
+            vanilla     | lab-vanilla |
+            vanilla-iof | lab-vanilla | init_on_free=1
+            off         | lab-patched | sanitize_mem=off x='$(y)'
+            pages       | lab-patched | sanitize_mem=pages
+            full        | lab-patched | sanitize_mem=full
+            """)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def rows(self, *configs):
+        # As run-bench.sh does: a failing loader must stop it; each line
+        # is eval'd.
+        script = ('p=$1 b=$2; shift 2; rows=$(python3 "$p" bench --bench "$b" "$@") && '
+                  'echo "$rows" | while read -r row; do eval "$row"; '
+                  'printf "%s|%s|%s|%s\\n" "$config" "$kernel" "$tree" "$args"; done')
+        return subprocess.run(["bash", "-c", script, "sh", os.path.join(TOP, "tests", "policy.py"),
+                               self.bench, *configs], capture_output=True, text=True,
+                              timeout=30)
+
+    def test_every_configuration_in_file_order(self):
+        r = self.rows()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "vanilla|lab-vanilla|vanilla|",
+            "vanilla-iof|lab-vanilla|vanilla|init_on_free=1",
+            "off|lab-patched|patched|sanitize_mem=off x='$(y)'",
+            "pages|lab-patched|patched|sanitize_mem=pages",
+            "full|lab-patched|patched|sanitize_mem=full"])
+
+    def test_the_named_ones_in_their_order(self):
+        r = self.rows("full", "vanilla")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["full|lab-patched|patched|sanitize_mem=full",
+                                                 "vanilla|lab-vanilla|vanilla|"])
+
+    def test_the_real_file(self):
+        r = subprocess.run([sys.executable, os.path.join(TOP, "tests", "policy.py"), "bench"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([re.match(r"config=(\S+) ", x).group(1) for x in r.stdout.splitlines()],
+                         [c["name"] for c in policy.read_bench()])
+
+    def test_unknown_configuration_fails(self):
+        r = self.rows("off", "nope")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no configuration 'nope' in", r.stderr)
+        self.assertEqual(r.stdout, "")
+
+    def test_a_typo_fails_with_file_and_line(self):
+        with open(self.bench, "a", encoding="utf-8") as f:
+            f.write("slab | lab-patchd | sanitize_mem=slab\n")
+        r = self.rows("vanilla")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("bench:7: kernel 'lab-patchd' is not in policy/kernels", r.stderr)
+        self.assertEqual(r.stdout, "")
+
+    def test_a_target_without_its_configuration_fails_before_a_boot(self):
+        # policy/bench-targets is read by the report, after every boot:
+        # the loader checks it against the configurations first.
+        self.bench = write(self.tmp.name, "bench2", """\
+            vanilla | lab-vanilla |
+            off     | lab-patched | sanitize_mem=off
+            """)
+        r = self.rows("vanilla")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"policy/bench-targets:\d+: configuration '[a-z-]+' is "
+                                   r"not in .*bench2")
+        self.assertEqual(r.stdout, "")
+
+
 class ChannelsHeaderTest(unittest.TestCase):
     """tests/guest/channels-h.py: the guest's channel list from tests/scan/channels."""
 
