@@ -56,6 +56,12 @@ FASTPATH = os.path.join(TOP, "policy", "fastpath")
 BENCH = os.path.join(TOP, "policy", "bench")
 BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
 BENCH_WORKLOADS = os.path.join(TOP, "policy", "bench-workloads")
+UML = os.path.join(TOP, "policy", "uml")
+# make lifetime-real: channels driven by real programs, a sibling of make
+# check with its own matrix, table and channel list.
+MATRIX_REAL = os.path.join(TOP, "policy", "matrix-real")
+LIFETIME_REAL = os.path.join(TOP, "policy", "lifetime-real")
+CHANNELS_REAL = os.path.join(TOP, "tests", "scan", "channels-real")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -465,6 +471,36 @@ def read_fastpath(path=FASTPATH):
     return table
 
 
+# --- policy/uml: the KUnit suite and the bench under User-Mode Linux ----------
+
+def read_uml(path=UML):
+    """policy/uml as a list of dicts like read_matrix's cells (kernel "uml"),
+    every field checked; a bad line is an error naming file and line."""
+    out, seen = [], {}
+    path = shown(path)
+    for lineno, (name, args, tests, expect) in rows(path, 4):
+        where = f"{path}:{lineno}"
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+            raise PolicyError(f"{where}: bad name {name!r} (lower case, digits, '-')")
+        if name in seen:
+            raise PolicyError(f"{where}: {name} is already defined at {seen[name]}")
+        seen[name] = where
+        tests = tests.split()
+        if not tests:
+            raise PolicyError(f"{where}: no tests (kunit:<suite> and/or bench)")
+        for t in tests:
+            if t != "bench" and not re.fullmatch(r"kunit:[a-z0-9_]+", t):
+                raise PolicyError(f"{where}: unknown test {t!r} (kunit:<suite> or bench)")
+        if "sanitize_bench." in args or "kunit." in args:
+            raise PolicyError(f"{where}: {args!r}: sanitize_bench.* and kunit.* are set by "
+                              "tests/uml/uml.py, not by a policy line")
+        out.append({"cell": name, "kernel": "uml", "args": args, "tests": tests,
+                    "expect": parse_expect(expect, where), "where": where})
+    if not out:
+        raise PolicyError(f"{path}: no lines")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -482,6 +518,10 @@ def main(argv=None):
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
     p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
+    p.add_argument("--uml", default=UML)
+    p.add_argument("--real", nargs=3, default=(MATRIX_REAL, LIFETIME_REAL, CHANNELS_REAL),
+                   metavar=("MATRIX", "LIFETIME", "CHANNELS"),
+                   help="make lifetime-real's matrix, table and channel list")
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
@@ -528,6 +568,10 @@ def main(argv=None):
         read_bench(b, kernels)
     read_bench_targets(args.bench_targets, BENCH, kernels)
     read_bench_workloads(args.bench_workloads)
+    read_uml(args.uml)
+    real_matrix, real_lifetime, real_channels = args.real
+    read_matrix(real_matrix, kernels)
+    check_lifetime(real_lifetime, [real_matrix], real_channels, kernels)
     return 0
 
 

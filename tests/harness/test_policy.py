@@ -411,6 +411,42 @@ class CellFieldsTest(unittest.TestCase):
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
 
 
+class CheckCoversEveryFileTest(unittest.TestCase):
+    """policy.py check, which make unit and make kernel run before anything
+    is built, reads policy/uml and make lifetime-real's files too."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, *args):
+        return subprocess.run([sys.executable, os.path.join(TOP, "tests", "policy.py"),
+                               "check", *args], capture_output=True, text=True, timeout=60)
+
+    def test_the_real_files_pass(self):
+        r = self.check()
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_typo_in_policy_uml(self):
+        with open(os.path.join(TOP, "policy", "uml"), encoding="utf-8") as f:
+            text = f.read().replace("kunit:sanitize_mem", "kunit:sanitize mem", 1)
+        r = self.check("--uml", write(self.d, "uml", text))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stdout + r.stderr, r"uml:\d+: unknown test 'mem'")
+
+    def test_typo_in_matrix_real(self):
+        with open(os.path.join(TOP, "policy", "matrix-real"), encoding="utf-8") as f:
+            text = f.read().replace("lab-vanilla", "lab-vanila", 1)
+        bad = write(self.d, "matrix-real", text)
+        r = self.check("--real", bad, os.path.join(TOP, "policy", "lifetime-real"),
+                       os.path.join(TOP, "tests", "scan", "channels-real"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stdout + r.stderr, r"matrix-real:\d+: .*lab-vanila")
+
+
 class BenchWorkloadsTest(unittest.TestCase):
     """policy/bench-workloads: the one list of the bench's process
     workloads (the guest program is built with it, the report reads it)."""

@@ -37,13 +37,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from policy import PolicyError, parse_expect, rows, shown  # noqa: E402
+from policy import UML as POLICY, PolicyError, read_uml, shown  # noqa: E402
 from judge import BOOT_LINE, judge_cell  # noqa: E402
 from ktap import clean_lines  # noqa: E402
 import resultfile  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(HERE))
-POLICY = os.path.join(TOP, "policy", "uml")
 # The series' kunitconfigs, merged by kunit.py into one kernel: the suite's
 # and the microbenchmark's, so that make check also proves the bench
 # builds for ARCH=um and make bench-uml needs no second kernel.
@@ -55,34 +54,6 @@ BENCH_FAIL_RE = re.compile(r"sanitize_bench: FAILED (\S+): (.*)$")
 
 
 # --- policy/uml ------------------------------------------------------------------
-
-def read_uml(path=POLICY):
-    """policy/uml as a list of dicts like read_matrix's cells (kernel "uml"),
-    every field checked; a bad line is an error naming file and line."""
-    out, seen = [], {}
-    path = shown(path)
-    for lineno, (name, args, tests, expect) in rows(path, 4):
-        where = f"{path}:{lineno}"
-        if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
-            raise PolicyError(f"{where}: bad name {name!r} (lower case, digits, '-')")
-        if name in seen:
-            raise PolicyError(f"{where}: {name} is already defined at {seen[name]}")
-        seen[name] = where
-        tests = tests.split()
-        if not tests:
-            raise PolicyError(f"{where}: no tests (kunit:<suite> and/or bench)")
-        for t in tests:
-            if t != "bench" and not re.fullmatch(r"kunit:[a-z0-9_]+", t):
-                raise PolicyError(f"{where}: unknown test {t!r} (kunit:<suite> or bench)")
-        if "sanitize_bench." in args or "kunit." in args:
-            raise PolicyError(f"{where}: {args!r}: sanitize_bench.* and kunit.* are set by "
-                              "tests/uml/uml.py, not by a policy line")
-        out.append({"cell": name, "kernel": "uml", "args": args, "tests": tests,
-                    "expect": parse_expect(expect, where), "where": where})
-    if not out:
-        raise PolicyError(f"{path}: no lines")
-    return out
-
 
 # --- running kunit.py --------------------------------------------------------------
 
