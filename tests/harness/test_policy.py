@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import textwrap
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,6 +19,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import policy  # noqa: E402  (tests/policy.py)
 import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
+from testutil import TempDirTest, write  # noqa: E402
 
 spec = importlib.util.spec_from_file_location(
     "debian", os.path.join(TOP, "Kconfig-fragments", "debian.py"))
@@ -27,22 +27,7 @@ debian = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(debian)
 
 
-def write(d, name, text):
-    path = os.path.join(d, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(textwrap.dedent(text))
-    return path
-
-
-class KernelsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class KernelsTest(TempDirTest):
     def kernels(self, text):
         return policy.read_kernels(write(self.d, "kernels", text))
 
@@ -81,19 +66,12 @@ class KernelsTest(unittest.TestCase):
             policy.used_kernels(k, [m])
 
 
-class MatrixTest(unittest.TestCase):
+class MatrixTest(TempDirTest):
     """Cells and their expect column, policy/lifetime against the matrices
     and tests/scan/channels: each rejection names file and line."""
 
     KERNELS = {"lab-vanilla": {}, "lab-patched": {}}
     HEAD = "# cell | kernel | args | tests | expect\n"
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
 
     def matrix(self, text, name="matrix"):
         return write(self.d, name, self.HEAD + text)
@@ -254,15 +232,8 @@ class LifetimeCheckTest(unittest.TestCase):
                          "--lifetime", bad])
 
 
-class FastpathTest(unittest.TestCase):
+class FastpathTest(TempDirTest):
     """policy/fastpath: the functions make fastpath holds to each rule."""
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
 
     def fastpath(self, text):
         return policy.read_fastpath(write(self.d, "fastpath", text))
@@ -411,16 +382,9 @@ class CellFieldsTest(unittest.TestCase):
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
 
 
-class CheckCoversEveryFileTest(unittest.TestCase):
+class CheckCoversEveryFileTest(TempDirTest):
     """policy.py check, which make unit and make kernel run before anything
     is built, reads policy/uml and make lifetime-real's files too."""
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
 
     def check(self, *args):
         return subprocess.run([sys.executable, os.path.join(TOP, "tests", "policy.py"),

@@ -9,7 +9,6 @@ import json
 import os
 import sys
 import tempfile
-import textwrap
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +16,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 sys.path.insert(0, HERE)
 import ktap_runner  # noqa: E402
+from testutil import TempDirTest, write  # noqa: E402
 import uml  # noqa: E402
 
 # What kunit.py exec --raw_output=all prints for a kernel that passes.
@@ -52,22 +52,7 @@ else:
 """
 
 
-def write(d, name, text):
-    path = os.path.join(d, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(textwrap.dedent(text))
-    return path
-
-
-class PolicyFileTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.d = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class PolicyFileTest(TempDirTest):
     def test_real_file_has_every_policy(self):
         lines = uml.read_uml()
         self.assertEqual({c["expect"].get("policy") for c in lines},

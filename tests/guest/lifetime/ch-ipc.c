@@ -17,7 +17,7 @@
  */
 int ch_pipe(const struct channel *ch, struct result *r)
 {
-	int fds[2], i, good = 0, sync;
+	int fds[2], i, sync;
 	char *p, *buf;
 	pid_t pid;
 
@@ -28,23 +28,7 @@ int ch_pipe(const struct channel *ch, struct result *r)
 		return -1;
 	if (pid == 0) {
 		close(fds[1]);
-		p = malloc(2 * PAGE);
-		if (!p) {
-			fail_errno(r, "the reader's malloc");
-			child_exit(1);
-		}
-		buf = page_align(p);
-		memset(buf, 0, PAGE);	/* faulted in now, not at the release */
-		helper_hold();
-		for (i = 0; i < COPIES; i++) {
-			if (read_full(fds[0], buf, PAGE) != PAGE)
-				break;
-			good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
-		}
-		scrub(buf, PAGE);
-		if (good != COPIES)
-			fail(r, "the reader got %d of %d copies", good, COPIES);
-		child_exit(good == COPIES ? 0 : 1);
+		pipe_reader(fds[0], ch, r);
 	}
 	close(fds[0]);
 	p = malloc(2 * PAGE);

@@ -26,8 +26,8 @@
  */
 static int memcg_worker(const struct channel *ch, struct result *r, const char *group)
 {
-	char path[300], text[512], member[300], *anon, *p, *buf;
-	int fds[2], i, good = 0, sync, up = helper_fd;
+	char path[300], text[512], member[300], *anon;
+	int fds[2], i, sync, up = helper_fd;
 	long long charged;
 	pid_t pid;
 
@@ -48,23 +48,7 @@ static int memcg_worker(const struct channel *ch, struct result *r, const char *
 	if (pid == 0) {
 		close(up);	/* the channel waits for EOF on it if we die */
 		close(fds[1]);
-		p = malloc(2 * PAGE);
-		if (!p) {
-			fail_errno(r, "the reader's malloc");
-			child_exit(1);
-		}
-		buf = page_align(p);
-		memset(buf, 0, PAGE);	/* faulted in now, not at the release */
-		helper_hold();
-		for (i = 0; i < COPIES; i++) {
-			if (read_full(fds[0], buf, PAGE) != PAGE)
-				break;
-			good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
-		}
-		scrub(buf, PAGE);
-		if (good != COPIES)
-			fail(r, "the reader got %d of %d copies", good, COPIES);
-		child_exit(good == COPIES ? 0 : 1);
+		pipe_reader(fds[0], ch, r);
 	}
 	close(fds[0]);
 	anon = mmap(NULL, COPIES * PAGE, PROT_READ | PROT_WRITE,

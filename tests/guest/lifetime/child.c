@@ -293,3 +293,33 @@ int wait_child(pid_t pid, struct result *r, const char *who)
 	}
 	return 0;
 }
+
+/*
+ * The reader of a pipe channel, in its helper child: a page-aligned buffer
+ * faulted in before the hold (so that the release allocates nothing), then
+ * COPIES pages read from @fd at the release, each checked for the secret.
+ * Reading frees the pipe's pages; the child exits with the verdict.
+ */
+void pipe_reader(int fd, const struct channel *ch, struct result *r)
+{
+	int i, good = 0;
+	char *p, *buf;
+
+	p = malloc(2 * PAGE);
+	if (!p) {
+		fail_errno(r, "the reader's malloc");
+		child_exit(1);
+	}
+	buf = page_align(p);
+	memset(buf, 0, PAGE);	/* faulted in now, not at the release */
+	helper_hold();
+	for (i = 0; i < COPIES; i++) {
+		if (read_full(fd, buf, PAGE) != PAGE)
+			break;
+		good += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
+	}
+	scrub(buf, PAGE);
+	if (good != COPIES)
+		fail(r, "the reader got %d of %d copies", good, COPIES);
+	child_exit(good == COPIES ? 0 : 1);
+}

@@ -120,6 +120,7 @@ void resident(struct result *r) __attribute__((noreturn));
 void hold(struct result *r);
 pid_t fork_helper(int *sync, struct result *r);
 void helper_hold(void);
+void pipe_reader(int fd, const struct channel *ch, struct result *r) __attribute__((noreturn));
 int wait_helper(int sync, pid_t pid, struct result *r, const char *who);
 int stop_helper(pid_t pid);
 int wait_child(pid_t pid, struct result *r, const char *who);
