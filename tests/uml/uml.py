@@ -41,6 +41,11 @@ from policy import UML as POLICY, PolicyError, read_uml, shown  # noqa: E402
 from judge import BOOT_LINE, judge_cell  # noqa: E402
 from ktap import clean_lines  # noqa: E402
 import resultfile  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
+# The microbenchmark's lines, as the QEMU bench reads them.
+from console import MICRO_DONE_RE as BENCH_DONE_RE  # noqa: E402
+from console import MICRO_FAILED_RE as BENCH_FAIL_RE  # noqa: E402
+from console import MICRO_RE as BENCH_RE  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(HERE))
 # The series' kunitconfigs, merged by kunit.py into one kernel: the suite's
@@ -48,9 +53,6 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # builds for ARCH=um and make bench-uml needs no second kernel.
 KUNITCONFIGS = ("mm/sanitize_mem.kunitconfig", "mm/sanitize_bench.kunitconfig")
 TEST_KINDS = ("kunit", "bench")
-BENCH_RE = re.compile(r"sanitize_bench: BENCH (\S+) (\d+) (\d+)")
-BENCH_DONE_RE = re.compile(r"sanitize_bench: done: (\d+) benchmarks(.*)$")
-BENCH_FAIL_RE = re.compile(r"sanitize_bench: FAILED (\S+): (.*)$")
 
 
 # --- policy/uml ------------------------------------------------------------------
