@@ -31,7 +31,8 @@ FATAL = re.compile(
     r"KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|"
     r"sanitize_mem: write after free"
 )
-BOOT_LINE = re.compile(r"sanitize_mem: policy=(?P<policy>\S+) \((?P<parts>[^)]*)\)")
+BOOT_LINE = re.compile(r"sanitize_mem: policy=(?P<policy>\S+) \((?P<parts>[^)]*)\)"
+                       r"(?: clear-once=(?P<clear_once>[a-z,]+))?")
 REJECT_LINE = re.compile(r'sanitize_mem: invalid value "(?P<value>[^"]*)"')
 # A policy is a word of DESIGN.md's vocabulary or a comma list of them: a
 # kernel warning printed on the serial console while the guest writes this
@@ -167,6 +168,8 @@ def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
     want = expect.get("policy")
     if want is not None:
         add("policy", *judge_policy(want, lines))
+    if "clear-once" in expect:
+        add("clear_once", *judge_clear_once(expect["clear-once"], lines))
     if "error" in expect:
         add("invalid_value", *judge_reject(expect["error"], lines))
     elif any(REJECT_LINE.search(line) for line in lines):
@@ -217,6 +220,23 @@ def judge_policy(want, lines):
     if got != want:
         return "FAIL", f"/sys/kernel/mm/sanitize/policy says {got!r}, expected {want!r}"
     return "PASS", f"policy={want} in the boot line and in sysfs"
+
+
+def judge_clear_once(want, lines):
+    """Which alloc-time clears the kernel skips: the boot line's clear-once=
+    and /sys/kernel/mm/sanitize/clear_once (the guest's HARNESS line)."""
+    booted = [m.group("clear_once") for m in map(BOOT_LINE.search, lines) if m]
+    reported = [line.split("=", 1)[1].strip() for line in lines
+                if line.startswith("HARNESS: clear-once=")]
+    if len(booted) != 1 or booted[0] is None:
+        return "FAIL", "expected one boot line with clear-once=, found " \
+            f"{len(booted)} ({', '.join(map(str, booted)) or 'none'})"
+    if booted[0] != want:
+        return "FAIL", f"boot line says clear-once={booted[0]}, expected {want}"
+    if not reported or reported[-1] != want:
+        got = reported[-1] if reported else None
+        return "FAIL", f"/sys/kernel/mm/sanitize/clear_once says {got!r}, expected {want!r}"
+    return "PASS", f"clear-once={want} in the boot line and in sysfs"
 
 
 def judge_reject(value, lines):

@@ -155,6 +155,8 @@ def used_kernels(kernels, matrices=(), benches=()):
 # is not here is an error: a typo (polcy=full) would otherwise drop a check.
 EXPECT_KEYS = {
     "policy": "the effective policy the kernel must report (tests/judge.py, LAVA)",
+    "clear-once": "the components whose alloc-time clear the kernel must report "
+                  "as skipped, 'none' or a comma list (tests/judge.py)",
     "error": "a rejected value a pr_err must name (tests/judge.py, LAVA)",
     "report": "<suite>.<case> that provokes a report on purpose, repeatable "
               "(tests/judge.py)",
@@ -385,18 +387,23 @@ def read_bench_workloads(path=None):
     return names
 
 
-# What a target of policy/bench-targets measures, and how many benchmark
-# names follow the word.
-BENCH_MEASURES = {"icount": 0, "micro-delta": 2}
-BENCH_LIMIT = re.compile(r"^[0-9]+(?:\.([0-9]+))?$")
+# What a target of policy/bench-targets measures, and how many names
+# follow the word: micro-delta two benchmarks, icount any number of the
+# process workloads of policy/bench-workloads (none: every one).
+BENCH_MEASURES = {"icount": None, "micro-delta": 2}
+# "<" before the number: strictly below it.
+BENCH_LIMIT = re.compile(r"^(<)?([0-9]+(?:\.([0-9]+))?)$")
 BENCHMARK = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None):
+def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
+                       workloads=BENCH_WORKLOADS):
     """policy/bench-targets as a list of {"name", "config", "base",
-    "measure", "benchmarks", "limit", "decimals", "description", "where"},
-    every configuration a name of the bench file."""
+    "measure", "benchmarks", "workloads", "limit", "strict", "decimals",
+    "description", "where"}, every configuration a name of the bench file
+    and every workload one of the workloads file."""
     configs = [c["name"] for c in read_bench(bench, kernels)]
+    known_workloads = read_bench_workloads(workloads)
     targets, seen = [], {}
     path = shown(path)
     for lineno, (name, config, base, measure, limit, description) in rows(path, 6):
@@ -416,24 +423,35 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None):
         if not words or words[0] not in BENCH_MEASURES:
             raise PolicyError(f"{where}: measure {measure!r} is not one of "
                               f"{', '.join(BENCH_MEASURES)}")
-        benchmarks = words[1:]
-        if len(benchmarks) != BENCH_MEASURES[words[0]]:
-            raise PolicyError(f"{where}: measure {words[0]} takes "
-                              f"{BENCH_MEASURES[words[0]]} benchmark names, got "
-                              f"{len(benchmarks)}")
-        for b in benchmarks:
-            if not BENCHMARK.match(b):
-                raise PolicyError(f"{where}: {b!r} is not a benchmark name")
-        if len(set(benchmarks)) != len(benchmarks):
-            raise PolicyError(f"{where}: measure {measure!r} names a benchmark twice")
+        names = words[1:]
+        if words[0] == "icount":
+            benchmarks = []
+            for w in names:
+                if w not in known_workloads:
+                    raise PolicyError(f"{where}: {w!r} is not a workload of "
+                                      f"{shown(workloads)} (one of "
+                                      f"{', '.join(known_workloads)})")
+        else:
+            benchmarks = names
+            if len(benchmarks) != BENCH_MEASURES[words[0]]:
+                raise PolicyError(f"{where}: measure {words[0]} takes "
+                                  f"{BENCH_MEASURES[words[0]]} benchmark names, got "
+                                  f"{len(benchmarks)}")
+            for b in benchmarks:
+                if not BENCHMARK.match(b):
+                    raise PolicyError(f"{where}: {b!r} is not a benchmark name")
+        if len(set(names)) != len(names):
+            raise PolicyError(f"{where}: measure {measure!r} names one twice")
         m = BENCH_LIMIT.match(limit)
-        if not m or float(limit) <= 0:
+        if not m or float(m.group(2)) <= 0:
             raise PolicyError(f"{where}: limit {limit!r} is not a positive decimal number")
         if not description:
             raise PolicyError(f"{where}: target {name} has no description")
         targets.append({"name": name, "config": config, "base": base, "measure": words[0],
-                        "benchmarks": tuple(benchmarks) or None, "limit": float(limit),
-                        "decimals": len(m.group(1) or ""), "description": description,
+                        "benchmarks": tuple(benchmarks) or None,
+                        "workloads": tuple(names) if words[0] == "icount" and names else None,
+                        "limit": float(m.group(2)), "strict": bool(m.group(1)),
+                        "decimals": len(m.group(3) or ""), "description": description,
                         "where": where})
     if not targets:
         raise PolicyError(f"{path}: no targets")

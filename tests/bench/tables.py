@@ -156,12 +156,13 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         detail = []
         if t.get("figures") and t["measure"] == "icount":
             detail.append(", ".join("%s %.4f" % (w, r) for w, r in t["figures"].items()))
+        bound = "not below" if t.get("strict") else "over"
         if t.get("missed_on"):
-            detail.append("over %.*f on: %s" % (t.get("precision", 3), t["limit"],
-                                                 ", ".join(t["missed_on"])))
+            detail.append("%s %.*f on: %s" % (bound, t.get("precision", 3), t["limit"],
+                                               ", ".join(t["missed_on"])))
         if t.get("over_before_rounding"):
-            detail.append("over %.*f before rounding on: %s" % (
-                t["precision"], t["limit"], ", ".join(t["over_before_rounding"])))
+            detail.append("%s %.*f before rounding on: %s" % (
+                bound, t["precision"], t["limit"], ", ".join(t["over_before_rounding"])))
         if t.get("note"):
             detail.append(t["note"])
         L.append("| %s | %s | %s | %s |" % (t["description"], result, worst, "; ".join(detail)))

@@ -97,6 +97,20 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(t["policy"]["status"], "FAIL")
         self.assertIn("expected pages", t["policy"]["message"])
 
+    def test_clear_once_in_boot_line_and_sysfs(self):
+        t = by_path(judge.judge_cell(cell("", "policy=full clear-once=pages,slab"),
+                                     log("kunit-pass.log"), PASSED))
+        self.assertEqual(t["clear_once"]["status"], "PASS")
+        t = by_path(judge.judge_cell(cell("", "policy=full clear-once=pages"),
+                                     log("kunit-pass.log"), PASSED))
+        self.assertEqual(t["clear_once"]["status"], "FAIL")
+        self.assertIn("expected pages", t["clear_once"]["message"])
+        # A kernel whose boot line does not say it fails, it is not assumed.
+        t = by_path(judge.judge_cell(cell("", "policy=slab clear-once=none"),
+                                     log("kunit-fail.log"), PASSED))
+        self.assertEqual(t["clear_once"]["status"], "FAIL")
+        self.assertIn("clear-once=", t["clear_once"]["message"])
+
     def test_warning_fails_boot_with_context(self):
         t = by_path(judge.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("warning.log"), PASSED))

@@ -98,7 +98,7 @@ class MatrixTest(TempDirTest):
 
     def test_unknown_key_names_file_and_line(self):
         with self.assertRaisesRegex(SystemExit, r"matrix:3: unknown expectation polcy=full "
-                                    r"\(known: policy, error"):
+                                    r"\(known: policy, clear-once, error"):
             self.cells("a | lab-patched | | | policy=full\nb | lab-patched | | | polcy=full\n")
 
     def test_unknown_quoted_key(self):
@@ -307,11 +307,22 @@ class BenchTargetsTest(unittest.TestCase):
     def test_micro_delta_needs_two_benchmarks(self):
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure micro-delta takes 2"):
             self.targets("x | off | vanilla | micro-delta page-o0 | 0.1 | d\n")
-        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure icount takes 0"):
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: 'page-o0' is not a "
+                                    r"workload of .*bench-workloads"):
             self.targets("x | off | vanilla | icount page-o0 | 0.1 | d\n")
 
+    def test_icount_on_some_workloads_strictly(self):
+        t, = self.targets("x | off | vanilla | icount tmpfs sockpair | <0.90 | d\n")
+        self.assertEqual((t["workloads"], t["limit"], t["strict"], t["decimals"]),
+                         (("tmpfs", "sockpair"), 0.9, True, 2))
+        t, = self.targets("x | off | vanilla | icount | 1.003 | d\n")
+        self.assertEqual((t["workloads"], t["strict"]), (None, False))
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure 'icount tmpfs "
+                                    r"tmpfs' names one twice"):
+            self.targets("x | off | vanilla | icount tmpfs tmpfs | 1.00 | d\n")
+
     def test_limit_not_a_number(self):
-        for bad in ("1,003", "", "0", "-1.0", "1.0x"):
+        for bad in ("1,003", "", "0", "-1.0", "1.0x", "<", "<0", "<<1", "1<"):
             with self.assertRaisesRegex(SystemExit, r"bench-targets:1: limit .* is not a positive"):
                 self.targets("x | off | vanilla | icount | %s | d\n" % bad)
 
