@@ -88,6 +88,10 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(cb("kmalloc-64", {"slab"}), 64)
         self.assertEqual(cb("kmalloc-64", {"pages"}), 0)
         self.assertEqual(cb("kmalloc-sens-256", set()), 256)
+        # kzalloc: one clear, two where clear once cannot skip the second
+        self.assertEqual(cb("kzalloc-256", {"pages", "slab"}), 256)
+        self.assertEqual(cb("kzalloc-256", {"slab"}), 512)
+        self.assertEqual(cb("kzalloc-256", set()), 256)
         self.assertEqual(cb("page-o2", {"pages"}), 16384)
         self.assertEqual(cb("page-o2", {"slab"}), 0)
         # __GFP_ZERO clears once whatever the policy: on alloc or on free.

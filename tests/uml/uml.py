@@ -232,6 +232,13 @@ def cleared_bytes(bench, components):
     m = re.fullmatch(r"kmalloc-sens-(\d+)", bench)
     if m:
         return int(m.group(1))
+    # kzalloc: once, unless slab zeroes on free and new slabs are not
+    # known zero (no pages, and policy/uml gives no init_on_alloc=1), where
+    # the allocation clears again (clear-once=none).
+    m = re.fullmatch(r"kzalloc-(\d+)", bench)
+    if m:
+        n = int(m.group(1))
+        return 2 * n if "slab" in components and "pages" not in components else n
     if bench == "cache-plain":
         return 256 if "slab" in components else 0
     if bench == "cache-sanitize":
