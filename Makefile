@@ -82,7 +82,7 @@ CELL_ENV = OBJ=$(OBJ) \
 
 .PHONY: all check check-debug deps trees pristine kernel initramfs accel matrix boot cell \
 	unit judge harness-tests scanner-tests config-diff lifetime lifetime-real fastpath bench bench-smoke docs-results \
-	uml bench-uml lava-jobs lava-smoke refresh series-check mbox mbox-check clean distclean help summary \
+	uml bench-uml lava-jobs lava-smoke refresh series-check series-whole mbox mbox-check clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
@@ -481,6 +481,17 @@ refresh:
 series-check: trees
 	@OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
 		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" src-patches/series-check.sh
+	@$(MAKE) --no-print-directory series-whole
+
+# The whole-series checks of series-check alone (KTAP): CONFIG_SANITIZE_MEM=n
+# builds and its flags are 0, no new W=1 or sparse warning in the files the
+# series touches.  Needs the lab-patched kernel (the =y control).
+series-whole: trees
+	@$(MAKE) --no-print-directory deps PACKAGES=sparse
+	@$(MAKE) --no-print-directory kernel KERNELS=lab-patched
+	@OBJ=$(OBJ)/series-whole PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
+		LOG=$(RESULTS)/series-whole/ktap.log \
+		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" src-patches/series-whole.sh
 
 # The series as one mbox with a cover letter, for git send-email.
 mbox: trees

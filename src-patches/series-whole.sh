@@ -1,0 +1,165 @@
+#!/bin/sh
+# The checks a maintainer's build bots run on a whole series, beyond
+# building each patch (src-patches/series-check.sh): on the patched tree
+# (PATCHED) against the pristine one (PRISTINE), with the lab kernel's
+# configuration (FRAGMENTS).  One KTAP line per check, to stdout and LOG:
+#
+#   sanitize_mem_n_builds   CONFIG_SANITIZE_MEM=n builds with no warning
+#   flags_compile_to_0      with =n, __GFP_SENSITIVE and SLAB_SANITIZE are 0,
+#                           so no caller needs an #ifdef (a module with
+#                           static_assert()s; the same module must fail to
+#                           build against the =y kernel, or the check
+#                           proves nothing)
+#   w1_no_new_warnings      make W=1 on every .c file the series touches:
+#                           no warning the pristine tree does not have
+#   sparse_no_new_warnings  the same with sparse (C=2)
+#
+# Warnings are compared without line and column numbers, per file, as a
+# multiset: a warning the series adds is new even if the file had others.
+#
+# environment: PRISTINE, PATCHED (trees), OBJ (scratch object directories
+# go under it), FRAGMENTS, JOBS, LOG.
+set -u
+
+: "${PRISTINE:?}" "${PATCHED:?}" "${OBJ:?}" "${FRAGMENTS:?}" "${JOBS:=2}" "${LOG:?}"
+mkdir -p "$OBJ" "$(dirname "$LOG")"
+# make -C runs in the tree: O= must not be relative
+OBJ=$(cd "$OBJ" && pwd)
+: > "$LOG"
+start_all=$(date +%s)
+n=0
+fails=0
+say() { echo "$*" | tee -a "$LOG"; }
+result() { # status name detail
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		say "ok $n $2${3:+ # $3}"
+	else
+		say "not ok $n $2${3:+ # $3}"
+		fails=$((fails + 1))
+	fi
+}
+progress() { echo "series-whole: $*" >&2; }
+kmake() { # tree obj args...
+	t=$1 o=$2
+	shift 2
+	timeout 3600 make -s -C "$t" O="$o" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+configure() { # tree obj extra-kconfig-lines
+	mkdir -p "$2"
+	# the extra lines as a last fragment, so that they override the others
+	printf '%s\n' "$3" > "$2/extra.config"
+	kmake "$1" "$2" allnoconfig >/dev/null 2>&1 &&
+	"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" $FRAGMENTS \
+		"$2/extra.config" >/dev/null 2>&1 &&
+	kmake "$1" "$2" olddefconfig >/dev/null 2>&1
+}
+
+say "KTAP version 1"
+say "1..4"
+
+# --- CONFIG_SANITIZE_MEM=n ----------------------------------------------------
+objn=$OBJ/sanitize-mem-n
+progress "CONFIG_SANITIZE_MEM=n: configuring and building $objn"
+if ! configure "$PATCHED" "$objn" "# CONFIG_SANITIZE_MEM is not set"; then
+	result fail sanitize_mem_n_builds "configuration failed"
+elif grep -q '^CONFIG_SANITIZE_MEM=y' "$objn/.config"; then
+	result fail sanitize_mem_n_builds "CONFIG_SANITIZE_MEM stayed y"
+elif ! kmake "$PATCHED" "$objn" bzImage > "$objn/build.out" 2>&1; then
+	tail -n 20 "$objn/build.out" >&2
+	result fail sanitize_mem_n_builds "the build failed (tail above, $objn/build.out)"
+elif grep -E '(warning|error):' "$objn/build.out" >&2; then
+	result fail sanitize_mem_n_builds "the build printed warnings (above)"
+else
+	result ok sanitize_mem_n_builds "built in $(( $(date +%s) - start_all )) s"
+fi
+
+# --- the flags are 0 without the option ----------------------------------------
+mod=$OBJ/flags-module
+rm -rf "$mod" && mkdir -p "$mod"
+cat > "$mod/flags.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+/* Callers use the flags without #ifdef: they must be 0 without the option. */
+#include <linux/gfp.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+static_assert((__force unsigned long)__GFP_SENSITIVE == 0);
+static_assert((__force unsigned long)SLAB_SANITIZE == 0);
+MODULE_LICENSE("GPL");
+EOF
+echo 'obj-m := flags.o' > "$mod/Kbuild"
+flags_build() { # obj: builds the module against that kernel
+	rm -f "$mod/flags.o"
+	kmake "$PATCHED" "$1" M="$mod" flags.o > "$mod/build-$(basename "$1").out" 2>&1
+}
+lab=$(dirname "$OBJ")/lab-patched
+if [ ! -f "$objn/vmlinux" ]; then
+	result fail flags_compile_to_0 "no CONFIG_SANITIZE_MEM=n kernel to build against"
+elif ! flags_build "$objn"; then
+	grep -E 'error' "$mod/build-$(basename "$objn").out" | head -n 5 >&2
+	result fail flags_compile_to_0 "static_assert failed with CONFIG_SANITIZE_MEM=n"
+elif [ ! -f "$lab/vmlinux" ]; then
+	result fail flags_compile_to_0 "no lab-patched kernel ($lab) for the =y control"
+elif flags_build "$lab"; then
+	result fail flags_compile_to_0 "the check passes with CONFIG_SANITIZE_MEM=y too: it proves nothing"
+elif ! grep -q 'static assertion failed' "$mod/build-lab-patched.out"; then
+	tail -n 5 "$mod/build-lab-patched.out" >&2
+	result fail flags_compile_to_0 "the =y control failed, but not on the static_assert()s"
+else
+	result ok flags_compile_to_0 "0 with =n; the same static_assert()s fail with =y"
+fi
+
+# --- W=1 and sparse on the files the series touches ------------------------------
+files=$(git -C "$PATCHED" diff --name-only pristine..HEAD -- '*.c' | sort)
+# Only the files the lab configuration compiles: the others have no rule.
+built=
+for f in $files; do
+	[ -f "$lab/${f%.c}.o" ] && built="$built ${f%.c}.o"
+done
+progress "W=1 and sparse on:$built"
+objv=$OBJ/warnings-vanilla
+objp=$OBJ/warnings-patched
+configure "$PRISTINE" "$objv" "" && kmake "$PRISTINE" "$objv" prepare >/dev/null 2>&1
+configure "$PATCHED" "$objp" "" && kmake "$PATCHED" "$objp" prepare >/dev/null 2>&1
+
+# warnings TREE OBJ ARGS: "file: warning text" lines, numbers dropped.
+warnings() {
+	t=$1 o=$2
+	shift 2
+	for f in $built; do
+		# objects the vanilla tree does not have: nothing to compare with
+		[ -f "$t/${f%.o}.c" ] || continue
+		kmake "$t" "$o" "$@" "$f" 2>&1
+	done | sed -n -E 's#^(\.\./)*([^ :]*/)?((arch|block|crypto|drivers|fs|include|init|kernel|lib|mm|net|security)/[^:]+):[0-9]+(:[0-9]+)?: (warning|error): #\3: \6: #p' |
+		sed -E 's/[0-9]+/N/g' | sort
+}
+new_warnings() { # label args...
+	label=$1
+	shift
+	warnings "$PRISTINE" "$objv" "$@" > "$OBJ/$label-vanilla.txt"
+	warnings "$PATCHED" "$objp" "$@" > "$OBJ/$label-patched.txt"
+	# multiset difference: patched lines not matched by a vanilla one
+	awk 'NR == FNR { seen[$0]++; next } seen[$0]-- > 0 { next } { print }' \
+		"$OBJ/$label-vanilla.txt" "$OBJ/$label-patched.txt" > "$OBJ/$label-new.txt"
+}
+new_warnings w1 W=1
+if [ -s "$OBJ/w1-new.txt" ]; then
+	sed 's/^/    /' "$OBJ/w1-new.txt" >&2
+	result fail w1_no_new_warnings "$(wc -l < "$OBJ/w1-new.txt") new (above; $OBJ/w1-new.txt)"
+else
+	result ok w1_no_new_warnings "$(echo $built | wc -w) objects; vanilla $(wc -l < "$OBJ/w1-vanilla.txt") warnings, patched $(wc -l < "$OBJ/w1-patched.txt")"
+fi
+if ! command -v sparse >/dev/null; then
+	result fail sparse_no_new_warnings "sparse is not installed (make deps PACKAGES=sparse)"
+else
+	new_warnings sparse C=2 CHECK=sparse
+	if [ -s "$OBJ/sparse-new.txt" ]; then
+		sed 's/^/    /' "$OBJ/sparse-new.txt" >&2
+		result fail sparse_no_new_warnings "$(wc -l < "$OBJ/sparse-new.txt") new (above; $OBJ/sparse-new.txt)"
+	else
+		result ok sparse_no_new_warnings "vanilla $(wc -l < "$OBJ/sparse-vanilla.txt") warnings, patched $(wc -l < "$OBJ/sparse-patched.txt")"
+	fi
+fi
+
+say "# series-whole: $n checks, $fails failed, $(( $(date +%s) - start_all )) s"
+[ "$fails" -eq 0 ]
