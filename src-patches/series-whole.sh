@@ -142,16 +142,23 @@ new_warnings() { # label args...
 	awk 'NR == FNR { seen[$0]++; next } seen[$0]-- > 0 { next } { print }' \
 		"$OBJ/$label-vanilla.txt" "$OBJ/$label-patched.txt" > "$OBJ/$label-new.txt"
 }
+# judge_new CHECK LABEL DETAIL: CHECK fails on LABEL's new warnings.
+judge_new() {
+	if [ -s "$OBJ/$2-new.txt" ]; then
+		sed 's/^/    /' "$OBJ/$2-new.txt" >&2
+		result fail "$1" "$(wc -l < "$OBJ/$2-new.txt") new (above; $OBJ/$2-new.txt)"
+	else
+		result ok "$1" "$3vanilla $(wc -l < "$OBJ/$2-vanilla.txt") warnings, patched $(wc -l < "$OBJ/$2-patched.txt")"
+	fi
+}
+
 new_warnings w1 W=1
 # The control: the objects were built with W=1's flags, or "no new
 # warning" would prove nothing.
 if ! grep -q -- '-Wmissing-prototypes' "$objp/mm/.slub.o.cmd" 2>/dev/null; then
 	result fail w1_no_new_warnings "mm/slub.o was not built with W=1's flags"
-elif [ -s "$OBJ/w1-new.txt" ]; then
-	sed 's/^/    /' "$OBJ/w1-new.txt" >&2
-	result fail w1_no_new_warnings "$(wc -l < "$OBJ/w1-new.txt") new (above; $OBJ/w1-new.txt)"
 else
-	result ok w1_no_new_warnings "$(echo $built | wc -w) objects; vanilla $(wc -l < "$OBJ/w1-vanilla.txt") warnings, patched $(wc -l < "$OBJ/w1-patched.txt")"
+	judge_new w1_no_new_warnings w1 "$(echo $built | wc -w) objects; "
 fi
 if ! command -v sparse >/dev/null; then
 	result fail sparse_no_new_warnings "sparse is not installed (make deps PACKAGES=sparse)"
@@ -161,11 +168,8 @@ else
 	# context annotations), so silence on both trees means it did not run.
 	if [ ! -s "$OBJ/sparse-vanilla.txt" ]; then
 		result fail sparse_no_new_warnings "sparse reported nothing on the pristine tree: did it run?"
-	elif [ -s "$OBJ/sparse-new.txt" ]; then
-		sed 's/^/    /' "$OBJ/sparse-new.txt" >&2
-		result fail sparse_no_new_warnings "$(wc -l < "$OBJ/sparse-new.txt") new (above; $OBJ/sparse-new.txt)"
 	else
-		result ok sparse_no_new_warnings "vanilla $(wc -l < "$OBJ/sparse-vanilla.txt") warnings, patched $(wc -l < "$OBJ/sparse-patched.txt")"
+		judge_new sparse_no_new_warnings sparse ""
 	fi
 fi
 
