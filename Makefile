@@ -181,7 +181,10 @@ help:
 	@echo 'make lava-jobs       one LAVA job definition per cell, in build/lava/jobs/'
 	@echo 'make lava-smoke      run one generated job with lava-run (LAVA_CELL=vanilla)'
 	@echo 'make refresh         write the commits of build/src/linux-patched to src-patches/'
-	@echo 'make series-check    apply the series patch by patch: checkpatch --strict + build each'
+	@echo 'make series-check    apply the series patch by patch: checkpatch --strict + build each,'
+	@echo '                     then make series-whole'
+	@echo 'make series-whole    CONFIG_SANITIZE_MEM=n build, flags 0 without it, no new W=1 or'
+	@echo '                     sparse warning in the touched files (KTAP)'
 	@echo 'make mbox            the series and a cover letter as build/results/sanitize_mem.mbox'
 	@echo '                     (To:/Cc: of each mail from get_maintainer.pl)'
 	@echo 'make mbox-check      read that mbox back with b4 and git am it onto pristine (KTAP)'
@@ -290,7 +293,7 @@ accel: kernel initramfs
 # stale one.  What the standalone jobs wrote (make bench: ~20 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
-KEEP_RESULTS := debug real bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt sanitize_mem.mbox sanitize_mem.mbox.head
+KEEP_RESULTS := debug real bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
 reset-results:
 	@mkdir -p $(RESULTS)
 	@find $(RESULTS) -mindepth 1 -maxdepth 1 \
