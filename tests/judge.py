@@ -39,6 +39,9 @@ REJECT_LINE = re.compile(r'sanitize_mem: invalid value "(?P<value>[^"]*)"')
 # line can follow it with no line break ("pages,stackclocksource: ...").
 REPORTED = re.compile(r"^HARNESS: policy=(?P<policy>(?:none|off|full|pages|slab|stack)"
                       r"(?:,(?:pages|slab|stack))*)")
+# The same for /sys/kernel/mm/sanitize/clear_once.
+REPORTED_CLEAR_ONCE = re.compile(r"^HARNESS: clear-once=(?P<value>none|(?:pages|slab)"
+                                 r"(?:,(?:pages|slab))*)")
 
 
 def find_cell(cells, name):
@@ -226,8 +229,7 @@ def judge_clear_once(want, lines):
     """Which alloc-time clears the kernel skips: the boot line's clear-once=
     and /sys/kernel/mm/sanitize/clear_once (the guest's HARNESS line)."""
     booted = [m.group("clear_once") for m in map(BOOT_LINE.search, lines) if m]
-    reported = [line.split("=", 1)[1].strip() for line in lines
-                if line.startswith("HARNESS: clear-once=")]
+    reported = [m.group("value") for m in map(REPORTED_CLEAR_ONCE.match, lines) if m]
     if len(booted) != 1 or booted[0] is None:
         return "FAIL", "expected one boot line with clear-once=, found " \
             f"{len(booted)} ({', '.join(map(str, booted)) or 'none'})"
