@@ -62,7 +62,8 @@ def judge_lifetime(cell, cell_dir, expectations, guest=None):
     """The scan's counts against policy/lifetime.  guest: the guest's own
     KTAP result per channel ({channel: leaf of parse_ktap}); a SKIP there
     says the kernel lacks what the channel needs, which only "n/a" allows,
-    and "n/a" requires it: a skip is never a pass of a 0 or a found."""
+    and "n/a" requires it: a skip is never a pass of a 0 or a found, and an
+    expected skip is reported as a SKIP, not a PASS."""
     guest = guest or {}
     path = os.path.join(cell_dir, "lifetime.json")
     if not os.path.isfile(path):
@@ -91,9 +92,14 @@ def judge_lifetime(cell, cell_dir, expectations, guest=None):
                 out.append((f"lifetime.{channel}", "FAIL",
                             f"{detail}; policy/lifetime says this kernel lacks what the "
                             f"channel needs, but the guest {how} instead of a SKIP", ""))
-            else:
-                out.append((f"lifetime.{channel}", "PASS" if n == 0 else "FAIL",
+            elif n:
+                out.append((f"lifetime.{channel}", "FAIL",
                             f"{detail}, expected none: the guest skipped it ({why})", ""))
+            else:
+                # Nothing was tested: a skip, not a pass, whatever the table
+                # expected.  Only copies found after a skip can fail it.
+                out.append((f"lifetime.{channel}", "SKIP",
+                            f"{detail}; n/a on this kernel, the guest skipped it ({why})", ""))
         elif skipped and expected != "-":
             out.append((f"lifetime.{channel}", "FAIL",
                         f"{detail}; the guest skipped it ({why}), but "
