@@ -488,9 +488,10 @@ series-check: trees
 
 # The whole-series checks of series-check alone (KTAP): CONFIG_SANITIZE_MEM=n
 # builds and its flags are 0, no new W=1 or sparse warning in the files the
-# series touches.  Needs the lab-patched kernel (the =y control).
+# series touches, i386 HIGHMEM (pages reached through kmap) and arm64 build.
+# Needs the lab-patched kernel (the =y control).
 series-whole: trees
-	@$(MAKE) --no-print-directory deps PACKAGES=sparse
+	@$(MAKE) --no-print-directory deps PACKAGES="sparse gcc-aarch64-linux-gnu"
 	@$(MAKE) --no-print-directory kernel KERNELS=lab-patched
 	@OBJ=$(OBJ)/series-whole PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
 		LOG=$(RESULTS)/series-whole/ktap.log \
