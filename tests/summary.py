@@ -91,8 +91,9 @@ def lifetime_report(root, results):
         return
     verdicts = {(r["cell"], t["path"][len("lifetime."):]): t["status"]
                 for r in results for t in r["tests"] if t["path"].startswith("lifetime.")}
-    # Channels the guest skipped: where that passed (policy/lifetime "n/a"),
-    # the kernel lacks what they need and a count of 0 would read as clean.
+    # Channels the guest skipped: where the judge took that as the kernel
+    # lacking what they need (policy/lifetime "n/a": a SKIP, not a FAIL), a
+    # count of 0 would read as clean.
     skipped = {(r["cell"], t["path"][len("guest.lifetime."):])
                for r in results for t in r["tests"]
                if t["path"].startswith("guest.lifetime.") and t["status"] == "SKIP"}
@@ -109,7 +110,7 @@ def lifetime_report(root, results):
             counts = scans[c].get(ch)
             verdict = verdicts.get((c, ch), "PASS")
             vals.append("–" if counts is None else
-                        "n/a" if (c, ch) in skipped and verdict == "PASS" else
+                        "n/a" if (c, ch) in skipped and verdict == "SKIP" else
                         f"{copies(counts)}{mark.get(verdict, '')}")
         rows.append(f"| {ch} | " + " | ".join(vals) + " |")
     text = ["# Secrets left in guest RAM after release", "",
