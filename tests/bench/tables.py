@@ -160,6 +160,8 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         if t.get("missed_on"):
             detail.append("%s %.*f on: %s" % (bound, t.get("precision", 3), t["limit"],
                                                ", ".join(t["missed_on"])))
+        for w, why in t.get("reasons", {}).items():
+            detail.append("%s: %s" % (w, why))
         if t.get("over_before_rounding"):
             detail.append("%s %.*f before rounding on: %s" % (
                 bound, t["precision"], t["limit"], ", ".join(t["over_before_rounding"])))

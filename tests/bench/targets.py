@@ -46,6 +46,9 @@ def icount_target(spec, by, workloads):
 
     def over(r, p):
         return round(r, p) >= limit if strict else round(r, p) > limit
+
+    def meets(r):
+        return not over(r, places)
     missed = [w for w, r in t["figures"].items() if over(r, places)]
     t["precision"] = places
     t["strict"] = strict
@@ -55,9 +58,30 @@ def icount_target(spec, by, workloads):
     t["over_before_rounding"] = [w for w, r in t["figures"].items()
                                  if over(r, 4) and w not in missed]
     t["met"] = not missed and not missing
+    t["reasons"] = {w: miss_reason(spec, a, b, w, t["spread"][w], meets) for w in missed}
     if missing:
         t["note"] = "no figure for: " + ", ".join(missing)
     return t
+
+
+def miss_reason(spec, a, b, w, spread, meets):
+    """Why a workload missed, from the run's own repetitions: noise when
+    some repetition of the configuration meets the limit and the base's
+    repetitions spread at least as far as the miss; not noise (a cost, or
+    a saving smaller than the target) when every repetition misses or the
+    miss is wider than the base's own spread."""
+    num, den, limit = spec["config"], spec["base"], spec["limit"]
+    reps = b["icount_reps"].get(w) or [b["icount"][w]]
+    base_lo, base_hi = min(reps) / b["icount"][w], max(reps) / b["icount"][w]
+    ratio = a["icount"][w] / b["icount"][w]
+    lo, hi = spread
+    said = ("%s's %d repetitions %.4f-%.4f of %s's mean, %s's own %.4f-%.4f"
+            % (num, len(a["icount_reps"].get(w) or []), lo, hi, den, den, base_lo, base_hi))
+    if meets(lo) and base_hi - base_lo >= abs(ratio - limit):
+        return "noise: %s" % said
+    if not meets(hi) and not meets(lo):
+        return "not noise: every repetition misses (%s)" % said
+    return "not noise: the miss is wider than %s's own spread (%s)" % (den, said)
 
 
 def micro_delta_target(spec, by):

@@ -345,6 +345,8 @@ class ReportTest(Case):
                          ("off-vs-vanilla", False, [w for w in WORKLOADS if w != "socket"],
                           "no figure for: socket"))
         self.assertIn("| off vs vanilla | **missed** | pipe 1.0999 |", md)
+        # and each missed workload with its measured reason
+        self.assertIn("pipe: not noise: every repetition misses", md)
 
 
 class WorkloadListTest(Case):
@@ -567,6 +569,32 @@ class TargetTest(Case):
         t = run(899.0, "full-ioa-vs-kspp-io")
         self.assertEqual((t["met"], list(t["figures"])), (True, ["tmpfs"]))
         self.assertFalse(run(906.0, "full-ioa-vs-kspp-io")["met"])
+
+    def test_a_miss_says_noise_or_cost(self):
+        # The reason is measured: the repetitions of both configurations.
+        def run(full_reps, iof_reps):
+            def cfg(name, reps):
+                return {"name": name, "icount": {"tmpfs": sum(reps) / len(reps)},
+                        "icount_reps": {"tmpfs": reps}, "micro": {}}
+            configs = [cfg("vanilla-iof", iof_reps), cfg("full", full_reps)]
+            return next(t for t in targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets())
+                        if t["target"] == "full-vs-vanilla-iof")
+        # every repetition over 1.000, the base's own spread 0.9995-1.0005
+        t = run([1003.0, 1004.0, 1005.0], [999.5, 1000.0, 1000.5])
+        self.assertEqual(t["missed_on"], ["tmpfs"])
+        self.assertTrue(t["reasons"]["tmpfs"].startswith("not noise: every repetition misses"),
+                        t["reasons"])
+        # one repetition meets it and the base spreads 0.98-1.02: noise
+        t = run([999.0, 1004.0, 1012.0], [980.0, 1000.0, 1020.0])
+        self.assertEqual(t["missed_on"], ["tmpfs"])
+        self.assertTrue(t["reasons"]["tmpfs"].startswith("noise:"), t["reasons"])
+        self.assertIn("1.0200", t["reasons"]["tmpfs"])
+        # one repetition meets it, but the base is steady: still a cost
+        t = run([999.0, 1010.0, 1011.0], [999.9, 1000.0, 1000.1])
+        self.assertTrue(t["reasons"]["tmpfs"].startswith("not noise: the miss is wider"),
+                        t["reasons"])
+        # met: no reason
+        self.assertEqual(run([999.0, 1000.0], [1000.0, 1000.0])["reasons"], {})
 
     def test_limit_and_precision_come_from_the_file(self):
         # off-vs-vanilla is written 1.002 in policy/bench-targets: three
