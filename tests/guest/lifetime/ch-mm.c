@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lifetime - memory management: a memory cgroup's pages (memcg) and a
- * transparent huge page (thp); the distro kernels only.
+ * lifetime - memory management: a memory cgroup's pages (memcg), a
+ * transparent huge page (thp) and a page of the hugetlb pool (hugetlb);
+ * the distro kernels only.
  */
 #include "lifetime.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -263,5 +265,66 @@ int ch_thp(const struct channel *ch, struct result *r)
 	hold(r);
 	if (munmap(a, HPAGE))
 		return fail_errno(r, "munmap");
+	return 0;
+}
+
+#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+
+/* A field of /proc/meminfo ("HugePages_Free"), or -1. */
+static long meminfo(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A 2 MiB huge page of the hugetlb pool (one page reserved here), the
+ * secret in COPIES of its subpages, unmapped: the page goes back to the
+ * pool, not to the page allocator, and stays reserved for the scan.
+ */
+int ch_hugetlb(const struct channel *ch, struct result *r)
+{
+	char *a;
+	long before, after;
+	int i;
+
+	if (access(NR_HUGEPAGES, F_OK))
+		return errno == ENOENT ? skip(r, "kernel has no HUGETLBFS") :
+					 fail_errno(r, NR_HUGEPAGES);
+	if (meminfo("HugePages_Total") < 1 && write_file(NR_HUGEPAGES, "1"))
+		return fail_errno(r, "reserving a huge page (" NR_HUGEPAGES ")");
+	if (meminfo("HugePages_Total") < 1)
+		return fail(r, "no huge page in the pool after writing 1 to " NR_HUGEPAGES);
+	a = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (a == MAP_FAILED)
+		return fail_errno(r, "mmap(MAP_HUGETLB)");
+	/* The first of these writes faults the huge page in. */
+	for (i = 0; i < COPIES; i++)
+		secret_derive(seed, ch->name, a + i * (HPAGE / COPIES) + OFFSET);
+	touch(a);
+	before = meminfo("HugePages_Free");
+	note(r, "%d copies in %d subpages of a 2 MiB hugetlb page (HugePages_Free %ld while mapped), unmapped",
+	     COPIES, COPIES, before);
+	hold(r);
+	if (munmap(a, HPAGE))
+		return fail_errno(r, "munmap");
+	/* Back in the pool: what the scan must look at. */
+	after = meminfo("HugePages_Free");
+	if (after != before + 1)
+		return fail(r, "HugePages_Free %ld after munmap, %ld before: the page did not go back to the pool",
+			    after, before);
 	return 0;
 }

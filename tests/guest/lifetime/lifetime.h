@@ -16,7 +16,7 @@
  *                 stack, kstack
  *   ch-ipc.c      pipe, unix, msgq
  *   ch-fs.c       tmpfs, xattr
- *   ch-mm.c       memcg, thp
+ *   ch-mm.c       memcg, thp, hugetlb
  *   ch-tty.c      tty, pty; pty-ssh, tty-raw (pinentry-curses)
  *   ch-crypto.c   AF_ALG; afalg-kcapi (kcapi-enc)
  *   ch-block.c    dm-crypt (cryptsetup)
