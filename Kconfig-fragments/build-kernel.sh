@@ -17,6 +17,16 @@ top=$(dirname "$here")
 : "${OBJ:?}" "${PRISTINE:?}" "${PATCHED:?}"
 
 eval "$(python3 "$top/tests/policy.py" kernel "$name")"
+# Another architecture: ARCH= and CROSS_COMPILE= reach every make below,
+# configure.sh's included, through the environment.
+eval "$("$top/qemu-boot/arch.sh" "$arch")"
+if [ -n "$karch" ]; then
+	command -v "${cross}gcc" >/dev/null || {
+		echo "kernel: $name is an $arch kernel and ${cross}gcc is missing (make deps)" >&2
+		exit 1
+	}
+	export ARCH="$karch" CROSS_COMPILE="$cross"
+fi
 case "$tree" in
 vanilla) src=$PRISTINE ;;
 patched) src=$PATCHED ;;
@@ -59,10 +69,10 @@ done
 # shellcheck disable=SC2086 # a list of arguments on purpose
 "$here/configure.sh" "$src" "$obj" $args || exit 1
 
-echo "kernel: building $name ($tree tree, $flavour flavour; build/obj/$name, -j${JOBS:-2})"
+echo "kernel: building $name ($tree tree, $flavour flavour, $arch; build/obj/$name, -j${JOBS:-2})"
 start=$(date +%s)
-make --no-print-directory -s -j"${JOBS:-2}" CC="ccache gcc" HOSTCC="ccache gcc" \
-	-C "$src" O="$obj" bzImage > "$obj/build.log" 2>&1 || {
+make --no-print-directory -s -j"${JOBS:-2}" CC="ccache ${cross}gcc" HOSTCC="ccache gcc" \
+	-C "$src" O="$obj" "$target" > "$obj/build.log" 2>&1 || {
 	tail -n 30 "$obj/build.log" >&2
 	echo "kernel: the $name build failed (full log: build/obj/$name/build.log)" >&2
 	exit 1

@@ -14,7 +14,7 @@ still costs ~9 s per kernel, and make check calls make kernel five times).
         and mtime, so a touched file counts as changed too.
     build-stamp.py seal INPUTS OBJ
         INPUTS (taken before the build started) plus the outputs as the
-        build left them (bzImage, vmlinux, .config: size, mtime), printed:
+        build left them (the boot image, vmlinux, .config: size, mtime), printed:
         the stamp
     build-stamp.py check STAMP SRC OBJ FRAGMENT...
         exit 0 if STAMP is what seal printed for these inputs and the
@@ -34,7 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAGMENTS = HERE        # the fragments of policy/kernels live beside this file
-SCRIPTS = ("build-kernel.sh", "configure.sh", "build-stamp.py")
+SCRIPTS = ("build-kernel.sh", "configure.sh", "build-stamp.py", "../qemu-boot/arch.sh")
 DEBIAN_INPUTS = ("distro.areas", "debian.py")
 # What kbuild reads from the environment besides the command line
 # build-kernel.sh gives it (covered by its own hash).
@@ -42,9 +42,13 @@ KBUILD_ENV = ("ARCH", "CROSS_COMPILE", "LLVM", "KCFLAGS", "KCPPFLAGS", "KAFLAGS"
               "KBUILD_BUILD_USER", "KBUILD_BUILD_HOST", "KBUILD_BUILD_TIMESTAMP",
               "KBUILD_BUILD_VERSION", "INSTALL_MOD_PATH")
 # The toolchain whose version kbuild records in .config (CC_VERSION_TEXT,
-# LD_VERSION, PAHOLE_VERSION) and rebuilds for.
+# LD_VERSION, PAHOLE_VERSION) and rebuilds for (the cross compiler's too,
+# for another architecture's kernel).
 TOOLS = ("gcc", "ld", "pahole")
-OUTPUTS = ("arch/x86/boot/bzImage", "vmlinux", ".config")
+# The outputs, the boot image of the ARCH build-kernel.sh exports
+# (qemu-boot/arch.sh; none: the host's).
+IMAGES = {"": "arch/x86/boot/bzImage", "arm64": "arch/arm64/boot/Image"}
+OUTPUTS = ("vmlinux", ".config")
 
 
 def file_state(path):
@@ -108,7 +112,8 @@ def inputs(src, obj, fragments):
             lines.append("fragment %s %s" % (frag, file_state(os.path.join(FRAGMENTS, frag))))
     for name in SCRIPTS:
         lines.append("script %s %s" % (name, file_state(os.path.join(HERE, name))))
-    for tool in TOOLS:
+    cross = os.environ.get("CROSS_COMPILE", "")
+    for tool in TOOLS + ((cross + "gcc", cross + "ld") if cross else ()):
         try:
             out = subprocess.run([tool, "--version"], capture_output=True, text=True,
                                  timeout=60).stdout.splitlines()[:1]
@@ -122,7 +127,8 @@ def inputs(src, obj, fragments):
 
 
 def outputs(obj):
-    return ["output %s %s" % (o, stat_state(os.path.join(obj, o))) for o in OUTPUTS]
+    image = IMAGES.get(os.environ.get("ARCH", ""), IMAGES[""])
+    return ["output %s %s" % (o, stat_state(os.path.join(obj, o))) for o in (image,) + OUTPUTS]
 
 
 def check(stamp, src, obj, fragments):

@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 
 import jinja2
@@ -47,14 +48,15 @@ from policy import read_matrix  # noqa: E402  (tests/policy.py)
 TEMPLATE = "job.yaml.j2"
 
 
-def read_base_cmdline(path=os.path.join(TOP, "qemu-boot", "cmdline")):
-    """The base kernel command line every harness guest starts with (as
-    qemu-boot/base-cmdline.sh prints it for tests/run-cell.sh)."""
-    with open(path, encoding="utf-8") as f:
-        return " ".join(s.strip() for s in f
-                        if s.strip() and not s.lstrip().startswith("#"))
+def read_base_cmdline(arch="x86_64"):
+    """The base kernel command line every harness guest of arch starts
+    with, as qemu-boot/base-cmdline.sh prints it for tests/run-cell.sh."""
+    return subprocess.run([os.path.join(TOP, "qemu-boot", "base-cmdline.sh"), arch],
+                          check=True, capture_output=True, text=True,
+                          timeout=60).stdout.strip()
 
 
+# The jobs boot the x86_64 cells of policy/matrix (bzImage, qemu x86_64).
 BASE_CMDLINE = read_base_cmdline()
 DEFAULT_TIMEOUT = 300          # seconds, the harness's TIMEOUT default
 MEMORY = 512                   # MiB, qemu-boot/run-qemu.sh's MEM default;

@@ -7,7 +7,9 @@
 # environment: ACCEL (tcg|kvm, default from qemu-boot/probe-accel.sh's
 # result or tcg), TCG_THREAD (multi|single, default multi: one host thread
 # per vCPU; single is what -icount needs, QEMU refuses MTTCG with it),
-# MEM (MiB, default 512), SMP (default 2), QEMU_EXTRA.
+# MEM (MiB, default 512), SMP (default 2), ARCH (an arch of policy/kernels,
+# default x86_64: qemu-boot/arch.sh says which QEMU, machine, CPU),
+# MACHINE_OPTS (more -machine options, comma-separated: mte=on), QEMU_EXTRA.
 set -eu
 
 if [ $# -ne 4 ]; then
@@ -29,16 +31,19 @@ case "$tcg_thread" in
 multi|single) ;;
 *) echo "run-qemu: TCG_THREAD must be multi or single, not '$tcg_thread'" >&2; exit 2 ;;
 esac
+eval "$("$(dirname "$0")/arch.sh" "${ARCH:-x86_64}")"
+# KVM runs the host's architecture only.
+[ -z "$karch" ] || accel=tcg
 case "$accel" in
-kvm) cpu=host ;;
-*) accel=tcg,thread=$tcg_thread cpu=max ;;
+kvm) qemu_cpu=host ;;
+*) accel=tcg,thread=$tcg_thread ;;
 esac
 
 # shellcheck disable=SC2086 # QEMU_EXTRA is a list of words on purpose
-exec qemu-system-x86_64 \
-	-accel "$accel" -cpu "$cpu" -smp "$smp" -m "${mem}M" \
+exec "$qemu" \
+	-accel "$accel" -cpu "$qemu_cpu" -smp "$smp" -m "${mem}M" \
 	-object "memory-backend-file,id=ram0,size=${mem}M,mem-path=$ramfile,share=on" \
-	-machine pc,memory-backend=ram0 \
+	-machine "$qemu_machine,memory-backend=ram0${MACHINE_OPTS:+,$MACHINE_OPTS}" \
 	-nodefaults -display none -serial stdio -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	${QEMU_EXTRA:-}

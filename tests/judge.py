@@ -269,7 +269,7 @@ def judge_dir(cell, cell_dir, root, lifetime):
     status = read_status(os.path.join(cell_dir, "status"))
     tests = judge_cell(cell, lines, status, cell_dir, lifetime)
     meta = {}
-    for key in ("cmdline", "qemu-version", "accel"):
+    for key in ("cmdline", "qemu-version", "accel", "arch"):
         try:
             with open(os.path.join(cell_dir, key), encoding="utf-8") as f:
                 meta[key] = f.read().strip()

@@ -5,14 +5,14 @@
         the kernel names, one per line: all of policy/kernels, or only
         those that the given matrices and bench files use
     policy.py kernel NAME
-        shell assignments for one kernel: tree=, flavour=, fragments=
+        shell assignments for one kernel: tree=, flavour=, arch=, fragments=
     policy.py fragments NAME
         the paths of one kernel's fragments in Kconfig-fragments/, in
         merge order, on one line (make series-check)
     policy.py cell --matrix M NAME
         shell assignments for one cell of M (tests/run-cell.sh): kernel=,
-        args=, tests= (space-separated), mem= and timeout= (empty when the
-        cell does not set them)
+        arch= (its kernel's), args=, tests= (space-separated), mem=,
+        machine= and timeout= (empty when the cell does not set them)
     policy.py bench --bench B [CONFIG ...]
         one line per configuration of B to boot (tests/bench/run-bench.sh),
         each shell assignments for eval: config=, kernel=, tree=, args=;
@@ -62,9 +62,16 @@ UML = os.path.join(TOP, "policy", "uml")
 MATRIX_REAL = os.path.join(TOP, "policy", "matrix-real")
 LIFETIME_REAL = os.path.join(TOP, "policy", "lifetime-real")
 CHANNELS_REAL = os.path.join(TOP, "tests", "scan", "channels-real")
+# make check-arm64: the arm64 cells, a sibling of make check, with their
+# own table (the channels are make check's).
+MATRIX_ARM64 = os.path.join(TOP, "policy", "matrix-arm64")
+LIFETIME_ARM64 = os.path.join(TOP, "policy", "lifetime-arm64")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
+# The architectures a kernel is built for; how each is built and booted
+# (ARCH=, the cross compiler, the image, the QEMU) is qemu-boot/arch.sh's.
+ARCHES = ("x86_64", "arm64")
 NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
@@ -104,10 +111,11 @@ def rows(path, nfields):
 
 
 def read_kernels(path=KERNELS):
-    """{name: {"tree", "flavour", "fragments": [...], "where"}}, in file order."""
+    """{name: {"tree", "flavour", "arch", "fragments": [...], "where"}}, in
+    file order."""
     kernels = {}
     path = shown(path)
-    for lineno, (name, tree, flavour, fragments) in rows(path, 4):
+    for lineno, (name, tree, flavour, arch, fragments) in rows(path, 5):
         where = f"{path}:{lineno}"
         if not NAME.match(name):
             raise PolicyError(f"{where}: kernel name {name!r}: lower case, digits and '-'")
@@ -119,6 +127,8 @@ def read_kernels(path=KERNELS):
         if flavour not in FLAVOURS:
             raise PolicyError(f"{where}: flavour {flavour!r} is not one of "
                               f"{', '.join(FLAVOURS)}")
+        if arch not in ARCHES:
+            raise PolicyError(f"{where}: arch {arch!r} is not one of {', '.join(ARCHES)}")
         frags = fragments.split()
         if not frags:
             raise PolicyError(f"{where}: kernel {name} has no fragments")
@@ -129,7 +139,12 @@ def read_kernels(path=KERNELS):
             raise PolicyError(f"{where}: a lab kernel takes nothing from Debian (@debian)")
         if "@debian" not in frags and flavour != "lab":
             raise PolicyError(f"{where}: a {flavour} kernel needs the @debian fragment")
-        kernels[name] = {"tree": tree, "flavour": flavour, "fragments": frags, "where": where}
+        if "@debian" in frags and arch != "x86_64":
+            # Kconfig-fragments/debian.py reads Debian's amd64 configuration.
+            raise PolicyError(f"{where}: the @debian fragment is Debian's amd64 "
+                              f"configuration, not one for {arch}")
+        kernels[name] = {"tree": tree, "flavour": flavour, "arch": arch, "fragments": frags,
+                         "where": where}
     if not kernels:
         raise PolicyError(f"{path}: no kernels")
     return kernels
@@ -162,12 +177,18 @@ EXPECT_KEYS = {
               "(tests/judge.py)",
     "timeout": "boot budget in seconds (tests/run-cell.sh, LAVA)",
     "mem": "guest RAM in MiB (tests/run-cell.sh)",
+    "machine": "extra options of QEMU's -machine, comma-separated: "
+               "mte=on (arm64 virt with the Memory Tagging Extension; "
+               "qemu-boot/run-qemu.sh)",
     "verdict": "what the harness must conclude about a cell of "
                "tests/harness/broken.matrix (tests/harness/test_harness.py)",
 }
 EXPECT_REPEATABLE = ("report",)
 EXPECT_NUMBERS = ("timeout", "mem")
 EXPECT_PAIR = re.compile(r'(\w[\w-]*)=("([^"]*)"|\S*)')
+# What machine= may hold: the machine options a cell may need, nothing that
+# changes the memory the RAM scan reads (memory-backend).
+MACHINE_OPTIONS = {"mte": ("on",)}
 
 
 def parse_expect(text, where):
@@ -182,6 +203,13 @@ def parse_expect(text, where):
                               f"{', '.join(EXPECT_KEYS)})")
         if key in EXPECT_NUMBERS and not re.fullmatch(r"[1-9][0-9]*", value):
             raise PolicyError(f"{where}: {key}={value}: a positive whole number")
+        if key == "machine":
+            for opt in value.split(","):
+                k, _, v = opt.partition("=")
+                if v not in MACHINE_OPTIONS.get(k, ()):
+                    raise PolicyError(f"{where}: machine={value}: {opt!r} is not one of "
+                                      + ", ".join(f"{o}={x}" for o, xs in MACHINE_OPTIONS.items()
+                                                  for x in xs))
         if key in expect and key in EXPECT_REPEATABLE:
             expect[key] += " " + value
         elif key in expect:
@@ -209,12 +237,17 @@ def read_matrix(path, kernels=None):
         if kernel not in kernels:
             raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
                               f"(one of {', '.join(kernels)})")
+        expected = parse_expect(expect, where)
+        if "machine" in expected and kernels[kernel]["arch"] != "arm64":
+            raise PolicyError(f"{where}: machine={expected['machine']} is for an arm64 "
+                              f"kernel, and {kernel} is {kernels[kernel]['arch']}")
         cells.append({
             "cell": name,
             "kernel": kernel,
+            "arch": kernels[kernel]["arch"],
             "args": args,
             "tests": tests.split(),
-            "expect": parse_expect(expect, where),
+            "expect": expected,
             "where": where,
         })
     return cells
@@ -224,8 +257,10 @@ def cell_assignments(cells, name, matrix):
     """One cell as shell assignments, every value quoted for eval."""
     for c in cells:
         if c["cell"] == name:
-            values = {"kernel": c["kernel"], "args": c["args"], "tests": " ".join(c["tests"]),
+            values = {"kernel": c["kernel"], "arch": c["arch"], "args": c["args"],
+                      "tests": " ".join(c["tests"]),
                       "mem": c["expect"].get("mem", ""),
+                      "machine": c["expect"].get("machine", ""),
                       "timeout": c["expect"].get("timeout", "")}
             return "\n".join(f"{k}={shlex.quote(v)}" for k, v in values.items())
     raise PolicyError(f"no cell named {name!r} in {shown(matrix)}")
@@ -337,6 +372,9 @@ def read_bench(path=BENCH, kernels=None):
         if kernel not in kernels:
             raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
                               f"(one of {', '.join(kernels)})")
+        if kernels[kernel].get("arch", "x86_64") != "x86_64":
+            raise PolicyError(f"{where}: kernel {kernel} is {kernels[kernel]['arch']}: the "
+                              f"bench boots x86_64 kernels (tests/bench/run-bench.sh)")
         configs.append({"name": name, "kernel": kernel, "tree": kernels[kernel]["tree"],
                         "args": args, "where": where})
     return configs
@@ -540,6 +578,9 @@ def main(argv=None):
     p.add_argument("--real", nargs=3, default=(MATRIX_REAL, LIFETIME_REAL, CHANNELS_REAL),
                    metavar=("MATRIX", "LIFETIME", "CHANNELS"),
                    help="make lifetime-real's matrix, table and channel list")
+    p.add_argument("--arm64", nargs=2, default=(MATRIX_ARM64, LIFETIME_ARM64),
+                   metavar=("MATRIX", "LIFETIME"),
+                   help="make check-arm64's matrix and table")
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
@@ -562,7 +603,7 @@ def main(argv=None):
         if args.cmd == "fragments":
             print(" ".join(os.path.join(FRAGMENTS, f) for f in k["fragments"]))
         else:
-            print(f"tree={k['tree']} flavour={k['flavour']} "
+            print(f"tree={k['tree']} flavour={k['flavour']} arch={k['arch']} "
                   f"fragments='{' '.join(k['fragments'])}'")
         return 0
     if args.cmd == "cell":
@@ -590,6 +631,9 @@ def main(argv=None):
     real_matrix, real_lifetime, real_channels = args.real
     read_matrix(real_matrix, kernels)
     check_lifetime(real_lifetime, [real_matrix], real_channels, kernels)
+    arm64_matrix, arm64_lifetime = args.arm64
+    read_matrix(arm64_matrix, kernels)
+    check_lifetime(arm64_lifetime, [arm64_matrix], args.channels, kernels)
     return 0
 
 

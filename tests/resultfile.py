@@ -47,7 +47,7 @@ def test(path, status, message="", context=""):
 def write(out_dir, *, cell, kernel, tests, args="", log="", **fields):
     """Write out_dir/result.json; tests are dicts as test() makes them.
     fields: what a matrix cell records beside them (expect, seconds, config,
-    cmdline, qemu-version, accel; a keyword can't hold "-", so pass those
+    cmdline, qemu-version, accel, arch; a keyword can't hold "-", so pass those
     with **{...}).  Returns the path written."""
     checked = [test(t["path"], t["status"], t.get("message", ""), t.get("context", ""))
                for t in tests]

@@ -38,7 +38,7 @@ def kcidb_tests(results):
                 "status": t["status"],
                 "log_url": r.get("log", ""),
                 "environment": {
-                    "comment": f"QEMU x86_64 ({r.get('accel') or 'tcg'})",
+                    "comment": f"QEMU {r.get('arch') or 'x86_64'} ({r.get('accel') or 'tcg'})",
                     "misc": {"qemu": r.get("qemu-version", "")},
                 },
                 "misc": {

@@ -40,8 +40,8 @@ FAKE_DEBIAN = """import sys
 print(open(sys.argv[4]).read().strip())
 """
 KERNELS = """\
-lab-k    | patched | lab    | base.config sanitize.config
-distro-k | vanilla | distro | base.config @debian
+lab-k    | patched | lab    | x86_64 | base.config sanitize.config
+distro-k | vanilla | distro | x86_64 | base.config @debian
 """
 
 
@@ -57,6 +57,8 @@ class StampTest(unittest.TestCase):
         for name in ("build-kernel.sh", "build-stamp.py"):
             shutil.copy2(os.path.join(TOP, "Kconfig-fragments", name), kf)
         shutil.copy2(os.path.join(TOP, "tests", "policy.py"), os.path.join(d, "top", "tests"))
+        os.makedirs(os.path.join(d, "top", "qemu-boot"))
+        shutil.copy2(os.path.join(TOP, "qemu-boot", "arch.sh"), os.path.join(d, "top", "qemu-boot"))
         self.write("top/policy/kernels", KERNELS)
         self.write("top/Kconfig-fragments/base.config", "CONFIG_A=y\n")
         self.write("top/Kconfig-fragments/sanitize.config", "CONFIG_B=y\n")

@@ -44,23 +44,39 @@ class KernelsTest(TempDirTest):
 
     def test_unknown_tree_names_file_and_line(self):
         with self.assertRaisesRegex(SystemExit, r"kernels:3: tree 'patchd'"):
-            self.kernels("# c\nlab-vanilla | vanilla | lab | base.config\n"
-                         "x | patchd | lab | base.config\n")
+            self.kernels("# c\nlab-vanilla | vanilla | lab | x86_64 | base.config\n"
+                         "x | patchd | lab | x86_64 | base.config\n")
 
     def test_missing_fragment(self):
         with self.assertRaisesRegex(SystemExit, r"kernels:1: no fragment .*nope.config"):
-            self.kernels("x | vanilla | lab | nope.config\n")
+            self.kernels("x | vanilla | lab | x86_64 | nope.config\n")
 
     def test_distro_without_debian(self):
         with self.assertRaisesRegex(SystemExit, r"needs the @debian fragment"):
-            self.kernels("x | vanilla | distro | base.config\n")
+            self.kernels("x | vanilla | distro | x86_64 | base.config\n")
 
     def test_duplicate(self):
         with self.assertRaisesRegex(SystemExit, r"kernels:2: kernel x is already defined"):
-            self.kernels("x | vanilla | lab | base.config\nx | vanilla | lab | base.config\n")
+            self.kernels("x | vanilla | lab | x86_64 | base.config\nx | vanilla | lab | x86_64 | base.config\n")
+
+    def test_unknown_arch(self):
+        with self.assertRaisesRegex(SystemExit, r"kernels:1: arch 'aarch64' is not one of"):
+            self.kernels("x | vanilla | lab | aarch64 | base.config\n")
+
+    def test_debian_fragment_is_amd64_only(self):
+        with self.assertRaisesRegex(SystemExit, r"kernels:1: the @debian fragment is Debian's amd64"):
+            self.kernels("x | vanilla | distro | arm64 | base.config @debian\n")
+
+    def test_the_arm64_kernels(self):
+        k = policy.read_kernels()
+        self.assertEqual(k["arm64-patched"]["arch"], "arm64")
+        self.assertEqual(k["lab-patched"]["arch"], "x86_64")
+        # the same lab kernel, plus the console of the virt machine
+        self.assertEqual([f for f in k["arm64-patched"]["fragments"] if f != "arm64.config"],
+                         k["lab-patched"]["fragments"])
 
     def test_matrix_with_unknown_kernel(self):
-        k = self.kernels("x | vanilla | lab | base.config\n")
+        k = self.kernels("x | vanilla | lab | x86_64 | base.config\n")
         m = write(self.d, "matrix", "# h\nc | y | | | policy=none\n")
         with self.assertRaisesRegex(SystemExit, r"matrix:2: kernel 'y' is not in policy/kernels"):
             policy.used_kernels(k, [m])
@@ -70,7 +86,8 @@ class MatrixTest(TempDirTest):
     """Cells and their expect column, policy/lifetime against the matrices
     and tests/scan/channels: each rejection names file and line."""
 
-    KERNELS = {"lab-vanilla": {}, "lab-patched": {}}
+    KERNELS = {"lab-vanilla": {"arch": "x86_64"}, "lab-patched": {"arch": "x86_64"},
+               "arm64-patched": {"arch": "arm64"}}
     HEAD = "# cell | kernel | args | tests | expect\n"
 
     def matrix(self, text, name="matrix"):
@@ -80,7 +97,8 @@ class MatrixTest(TempDirTest):
         return policy.read_matrix(self.matrix(text), self.KERNELS)
 
     def test_the_real_matrices_load(self):
-        for m in ("policy/matrix", "policy/matrix-debug", "tests/harness/broken.matrix"):
+        for m in ("policy/matrix", "policy/matrix-debug", "policy/matrix-arm64",
+                  "tests/harness/broken.matrix"):
             cells = policy.read_matrix(os.path.join(TOP, m))
             self.assertTrue(cells, m)
         full = {c["cell"]: c for c in policy.read_matrix(os.path.join(TOP, "policy", "matrix"))}
@@ -95,6 +113,15 @@ class MatrixTest(TempDirTest):
                                           "mem": "1024", "report": "s.a s.b",
                                           "verdict": "fail:x y"})
         self.assertTrue(c[0]["where"].endswith("matrix:2"))
+
+    def test_machine_options(self):
+        c = self.cells("a | arm64-patched | | | policy=full machine=mte=on\n")
+        self.assertEqual(c[0]["expect"]["machine"], "mte=on")
+        self.assertEqual(c[0]["arch"], "arm64")
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: machine=mte=off: 'mte=off' is not one"):
+            self.cells("a | arm64-patched | | | policy=full machine=mte=off\n")
+        with self.assertRaisesRegex(SystemExit, r"matrix:2: machine=mte=on is for an arm64 kernel"):
+            self.cells("a | lab-patched | | | policy=full machine=mte=on\n")
 
     def test_unknown_key_names_file_and_line(self):
         with self.assertRaisesRegex(SystemExit, r"matrix:3: unknown expectation polcy=full "
@@ -132,7 +159,7 @@ class MatrixTest(TempDirTest):
 class LifetimeCheckTest(unittest.TestCase):
     """policy/lifetime: columns are cells that scan, rows are channels."""
 
-    KERNELS = {"lab-vanilla": {}}
+    KERNELS = {"lab-vanilla": {"arch": "x86_64"}}
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -378,6 +405,17 @@ class CellFieldsTest(unittest.TestCase):
         self.assertEqual(r.stdout, "lab-patched|sanitize_mem=full x='$(y)'|kunit:a guest:b|"
                                    "1024|900")
 
+    def test_arch_and_machine(self):
+        # the arch comes from the cell's kernel (policy/kernels)
+        script = ('eval "$(python3 "$1" cell --matrix "$2" "$3")" && '
+                  'printf "%s|%s" "$arch" "$machine"')
+        m = write(self.tmp.name, "arm64", "a | arm64-patched | | | policy=full machine=mte=on\n"
+                  "b | lab-patched | | | policy=full\n")
+        for cell, want in (("a", "arm64|mte=on"), ("b", "x86_64|")):
+            r = subprocess.run(["sh", "-c", script, "sh", os.path.join(TOP, "tests", "policy.py"),
+                                m, cell], capture_output=True, text=True, timeout=30)
+            self.assertEqual(r.stdout, want, r.stderr)
+
     def test_unset_mem_and_timeout_are_empty(self):
         self.assertEqual(self.fields("plain").stdout, "lab-vanilla||guest:lifetime||")
 
@@ -393,6 +431,31 @@ class CellFieldsTest(unittest.TestCase):
         r = self.fields("plain")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("matrix:4: mem=1g: a positive whole number", r.stderr)
+
+
+class BaseCmdlineTest(unittest.TestCase):
+    """qemu-boot/base-cmdline.sh: every guest's base, per architecture."""
+
+    def cmdline(self, *arch):
+        return subprocess.run([os.path.join(TOP, "qemu-boot", "base-cmdline.sh"), *arch],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_each_architecture_has_its_console(self):
+        x86, arm = self.cmdline().stdout.split(), self.cmdline("arm64").stdout.split()
+        self.assertEqual(self.cmdline("x86_64").stdout.split(), x86)
+        self.assertIn("console=ttyS0", x86)
+        self.assertIn("tsc=reliable", x86)
+        self.assertIn("console=ttyAMA0", arm)
+        # an x86 parameter would reach arm64's /init as an unknown one
+        self.assertFalse([w for w in arm if w.startswith(("tsc=", "console=ttyS"))], arm)
+        for common in ("panic=-1", "oops=panic"):
+            self.assertIn(common, x86)
+            self.assertIn(common, arm)
+
+    def test_unknown_architecture(self):
+        r = self.cmdline("riscv64")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown architecture 'riscv64'", r.stderr)
 
 
 class CheckCoversEveryFileTest(TempDirTest):
@@ -413,6 +476,14 @@ class CheckCoversEveryFileTest(TempDirTest):
         r = self.check("--uml", write(self.d, "uml", text))
         self.assertNotEqual(r.returncode, 0)
         self.assertRegex(r.stdout + r.stderr, r"uml:\d+: unknown test 'mem'")
+
+    def test_typo_in_matrix_arm64(self):
+        with open(os.path.join(TOP, "policy", "matrix-arm64"), encoding="utf-8") as f:
+            text = f.read().replace("| arm64-patched ", "| arm64-patchd ", 1)
+        bad = write(self.d, "matrix-arm64", text)
+        r = self.check("--arm64", bad, os.path.join(TOP, "policy", "lifetime-arm64"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stdout + r.stderr, r"matrix-arm64:\d+: .*arm64-patchd")
 
     def test_typo_in_matrix_real(self):
         with open(os.path.join(TOP, "policy", "matrix-real"), encoding="utf-8") as f:

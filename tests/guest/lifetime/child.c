@@ -106,6 +106,24 @@ void clear_vector_regs(void)
 			: : : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
 			  "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
 			  "xmm12", "xmm13", "xmm14", "xmm15");
+#elif defined(__aarch64__)
+	/* The 32 Advanced SIMD registers (SVE's Z registers extend them). */
+	__asm__ volatile(
+		"movi v0.16b, #0\n\tmovi v1.16b, #0\n\tmovi v2.16b, #0\n\t"
+		"movi v3.16b, #0\n\tmovi v4.16b, #0\n\tmovi v5.16b, #0\n\t"
+		"movi v6.16b, #0\n\tmovi v7.16b, #0\n\tmovi v8.16b, #0\n\t"
+		"movi v9.16b, #0\n\tmovi v10.16b, #0\n\tmovi v11.16b, #0\n\t"
+		"movi v12.16b, #0\n\tmovi v13.16b, #0\n\tmovi v14.16b, #0\n\t"
+		"movi v15.16b, #0\n\tmovi v16.16b, #0\n\tmovi v17.16b, #0\n\t"
+		"movi v18.16b, #0\n\tmovi v19.16b, #0\n\tmovi v20.16b, #0\n\t"
+		"movi v21.16b, #0\n\tmovi v22.16b, #0\n\tmovi v23.16b, #0\n\t"
+		"movi v24.16b, #0\n\tmovi v25.16b, #0\n\tmovi v26.16b, #0\n\t"
+		"movi v27.16b, #0\n\tmovi v28.16b, #0\n\tmovi v29.16b, #0\n\t"
+		"movi v30.16b, #0\n\tmovi v31.16b, #0"
+		: : : "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",
+		  "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16",
+		  "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25",
+		  "v26", "v27", "v28", "v29", "v30", "v31");
 #endif
 }
 

@@ -287,7 +287,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	__builtin_cpu_init();
+#if defined(__x86_64__)
+	__builtin_cpu_init();	/* for clear_vector_regs() */
+#endif
 	env = getenv("LIFETIME_TIMEOUT");
 	if (env && atoi(env) > 0)
 		timeout_s = atoi(env);
