@@ -113,12 +113,16 @@ def lifetime_report(root, results):
                         "n/a" if (c, ch) in skipped and verdict == "SKIP" else
                         f"{copies(counts)}{mark.get(verdict, '')}")
         rows.append(f"| {ch} | " + " | ".join(vals) + " |")
-    text = ["# Secrets left in guest RAM after release", "",
+    # The arm64 cells (make check-arm64) have a table of their own.
+    arm64 = {r.get("arch") for r in results if r["cell"] in scans} == {"arm64"}
+    text = ["# Secrets left in guest RAM after release" + (" on arm64" if arm64 else ""), "",
             "Copies of each channel's secret (the larger of its two halves' counts) found "
             "by the host in the guest's RAM file after the guest released them; "
             "✗ marks a count that breaks policy/lifetime, (-) one it does not assert; "
             "n/a: the cell's kernel lacks what the channel needs (the guest skipped it "
-            "and nothing was found). Produced by `make lifetime` and `make check`.",
+            "and nothing was found). Produced by "
+            + ("`make check-arm64` (policy/lifetime-arm64)." if arm64 else
+               "`make lifetime` and `make check`."),
             ""] + rows
     with open(os.path.join(root, "lifetime.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(text) + "\n")
