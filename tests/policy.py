@@ -62,10 +62,11 @@ UML = os.path.join(TOP, "policy", "uml")
 MATRIX_REAL = os.path.join(TOP, "policy", "matrix-real")
 LIFETIME_REAL = os.path.join(TOP, "policy", "lifetime-real")
 CHANNELS_REAL = os.path.join(TOP, "tests", "scan", "channels-real")
-# make check-arm64: the arm64 cells, a sibling of make check, with their
-# own table (the channels are make check's).
-MATRIX_ARM64 = os.path.join(TOP, "policy", "matrix-arm64")
-LIFETIME_ARM64 = os.path.join(TOP, "policy", "lifetime-arm64")
+# make check-arm64 and make check-arm64-mte: the arm64 cells, siblings of
+# make check, each (matrix, table) (the channels are make check's).
+ARM64 = tuple((os.path.join(TOP, "policy", f"matrix-{name}"),
+               os.path.join(TOP, "policy", f"lifetime-{name}"))
+              for name in ("arm64", "arm64-mte"))
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
@@ -578,9 +579,9 @@ def main(argv=None):
     p.add_argument("--real", nargs=3, default=(MATRIX_REAL, LIFETIME_REAL, CHANNELS_REAL),
                    metavar=("MATRIX", "LIFETIME", "CHANNELS"),
                    help="make lifetime-real's matrix, table and channel list")
-    p.add_argument("--arm64", nargs=2, default=(MATRIX_ARM64, LIFETIME_ARM64),
-                   metavar=("MATRIX", "LIFETIME"),
-                   help="make check-arm64's matrix and table")
+    p.add_argument("--arm64", nargs=2, action="append", metavar=("MATRIX", "LIFETIME"),
+                   help="make check-arm64's matrix and table (default: both of "
+                        "make check-arm64 and make check-arm64-mte)")
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
@@ -631,9 +632,9 @@ def main(argv=None):
     real_matrix, real_lifetime, real_channels = args.real
     read_matrix(real_matrix, kernels)
     check_lifetime(real_lifetime, [real_matrix], real_channels, kernels)
-    arm64_matrix, arm64_lifetime = args.arm64
-    read_matrix(arm64_matrix, kernels)
-    check_lifetime(arm64_lifetime, [arm64_matrix], args.channels, kernels)
+    for arm64_matrix, arm64_lifetime in args.arm64 or ARM64:
+        read_matrix(arm64_matrix, kernels)
+        check_lifetime(arm64_lifetime, [arm64_matrix], args.channels, kernels)
     return 0
 
 

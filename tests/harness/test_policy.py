@@ -97,7 +97,7 @@ class MatrixTest(TempDirTest):
         return policy.read_matrix(self.matrix(text), self.KERNELS)
 
     def test_the_real_matrices_load(self):
-        for m in ("policy/matrix", "policy/matrix-debug", "policy/matrix-arm64",
+        for m in ("policy/matrix", "policy/matrix-debug", "policy/matrix-arm64", "policy/matrix-arm64-mte",
                   "tests/harness/broken.matrix"):
             cells = policy.read_matrix(os.path.join(TOP, m))
             self.assertTrue(cells, m)
