@@ -26,7 +26,7 @@ fields=$(python3 "$here/policy.py" cell --matrix "$matrix" "$cell") || {
 }
 eval "$fields"
 
-# The boot image, QEMU and console of the kernel's architecture; an arm64
+# The boot image and QEMU of the kernel's architecture; an arm64
 # cell boots the arm64 initramfs (INITRD_ARM64) under TCG.
 eval "$("$top/qemu-boot/arch.sh" "$arch")"
 export ARCH="$arch"
