@@ -152,7 +152,7 @@ lifetime-real: initramfs accel
 
 # The arm64 cells (issue 20): the lab kernels cross-built for arm64 and
 # booted on QEMU's virt machine, results in build/results/arm64/.  A
-# sibling of make check: three cold arm64 kernel builds do not fit in CI's
+# sibling of make check: two more cold kernel builds do not fit in CI's
 # time beside the x86_64 kernels.  make check-arm64-mte: the cells with
 # the Memory Tagging Extension (KASAN_HW_TAGS), in build/results/arm64-mte/.
 ARM64_MATRIX ?= policy/matrix-arm64
