@@ -64,7 +64,7 @@ KERNELS ?= $(shell python3 tests/policy.py kernels --matrix $(MATRIX) \
 # A kernel's architecture (policy/kernels) and boot image
 # (arch/x86/boot/bzImage, arch/arm64/boot/Image).
 arch_of = $(shell eval "$$(python3 tests/policy.py kernel $(1))" && echo $$arch)
-image = $(OBJ)/$(1)/$(shell eval "$$(qemu-boot/arch.sh $(call arch_of,$(1)))" && echo $$image)
+image = $(OBJ)/$(1)/$(shell how=$$(qemu-boot/arch.sh $(call arch_of,$(1))) && eval "$$how" && echo $$image)
 
 INITRD := $(B)/initramfs.cpio
 RAMSCAN := $(B)/tools/ramscan

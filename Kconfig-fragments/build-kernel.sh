@@ -16,10 +16,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 : "${OBJ:?}" "${PRISTINE:?}" "${PATCHED:?}"
 
-eval "$(python3 "$top/tests/policy.py" kernel "$name")"
+# Each table is read before eval: a failing command substitution inside
+# eval would not stop set -e.
+fields=$(python3 "$top/tests/policy.py" kernel "$name") || exit 1
+eval "$fields"
 # Another architecture: ARCH= and CROSS_COMPILE= reach every make below,
 # configure.sh's included, through the environment.
-eval "$("$top/qemu-boot/arch.sh" "$arch")"
+how=$("$top/qemu-boot/arch.sh" "$arch") || exit 1
+eval "$how"
 if [ -n "$karch" ]; then
 	command -v "${cross}gcc" >/dev/null || {
 		echo "kernel: $name is an $arch kernel and ${cross}gcc is missing (make deps)" >&2

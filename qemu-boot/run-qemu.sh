@@ -31,7 +31,9 @@ case "$tcg_thread" in
 multi|single) ;;
 *) echo "run-qemu: TCG_THREAD must be multi or single, not '$tcg_thread'" >&2; exit 2 ;;
 esac
-eval "$("$(dirname "$0")/arch.sh" "${ARCH:-x86_64}")"
+# (A failing command substitution inside eval would not stop set -e.)
+how=$("$(dirname "$0")/arch.sh" "${ARCH:-x86_64}") || exit 2
+eval "$how"
 # KVM runs the host's architecture only.
 [ -z "$karch" ] || accel=tcg
 case "$accel" in

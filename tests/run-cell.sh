@@ -28,7 +28,8 @@ eval "$fields"
 
 # The boot image and QEMU of the kernel's architecture; an arm64
 # cell boots the arm64 initramfs (INITRD_ARM64) under TCG.
-eval "$("$top/qemu-boot/arch.sh" "$arch")"
+how=$("$top/qemu-boot/arch.sh" "$arch") || exit 2
+eval "$how"
 export ARCH="$arch"
 case "$arch" in
 x86_64) initrd=${INITRD:?} ;;

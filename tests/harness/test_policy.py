@@ -25,6 +25,10 @@ spec = importlib.util.spec_from_file_location(
     "debian", os.path.join(TOP, "Kconfig-fragments", "debian.py"))
 debian = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(debian)
+spec = importlib.util.spec_from_file_location(
+    "build_stamp", os.path.join(TOP, "Kconfig-fragments", "build-stamp.py"))
+stamp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(stamp)
 
 
 class KernelsTest(TempDirTest):
@@ -454,6 +458,39 @@ class BaseCmdlineTest(unittest.TestCase):
 
     def test_unknown_architecture(self):
         r = self.cmdline("riscv64")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown architecture 'riscv64'", r.stderr)
+
+
+class ArchTest(unittest.TestCase):
+    """qemu-boot/arch.sh: how each architecture of policy/kernels is built
+    and booted, one table for build-kernel.sh, run-cell.sh, run-qemu.sh."""
+
+    def arch(self, name):
+        # as its callers do: the table, then eval (eval of a failed
+        # substitution would succeed)
+        script = ('how=$("$1" "$2") && eval "$how" && '
+                  'printf "%s|%s|%s|%s|%s|%s" "$karch" "$cross" "$target" "$image" "$qemu" '
+                  '"$qemu_machine"')
+        return subprocess.run(["sh", "-c", script, "sh",
+                               os.path.join(TOP, "qemu-boot", "arch.sh"), name],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_every_arch_of_policy_kernels_is_known(self):
+        for arch in policy.ARCHES:
+            r = self.arch(arch)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            image = r.stdout.split("|")[3]
+            # build-stamp.py seals the same image
+            self.assertIn(image, stamp.IMAGES.values())
+
+    def test_arm64(self):
+        self.assertEqual(self.arch("arm64").stdout,
+                         "arm64|aarch64-linux-gnu-|Image|arch/arm64/boot/Image|"
+                         "qemu-system-aarch64|virt")
+
+    def test_unknown_arch(self):
+        r = self.arch("riscv64")
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown architecture 'riscv64'", r.stderr)
 
