@@ -281,36 +281,30 @@ $(GUEST_GEN)/bench-workloads.h: policy/bench-workloads tests/guest/bench-workloa
 	@mkdir -p $(@D)
 	python3 tests/guest/bench-workloads-h.py policy/bench-workloads > $@.tmp
 	mv $@.tmp $@
-$(B)/guest/bench: $(GUEST_GEN)/bench-workloads.h
-
-$(B)/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | deps
-	@mkdir -p $(@D)
-	gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest -I$(GUEST_GEN)
-
+# The guest's C programs for one architecture: $(1) their directory under
+# build/, $(2) the compiler (static), $(3) the target that installs it.
 # lifetime is a program of several files (tests/guest/lifetime/lifetime.h
 # says which does what); a channel of the list without its ch_<id> function
 # does not link.
 LIFETIME_SRC := $(wildcard tests/guest/lifetime/*.c)
-$(B)/guest/lifetime: $(LIFETIME_SRC) $(wildcard tests/guest/lifetime/*.h) $(wildcard tests/guest/*.h) \
-		$(GUEST_GEN)/channels.h $(GUEST_GEN)/channels-real.h | deps
-	@mkdir -p $(@D)
-	gcc -static -O2 -Wall -Wextra -Werror -o $@ $(LIFETIME_SRC) -Itests/guest/lifetime \
+define guest_programs
+$(B)/$(1)/bench: $(GUEST_GEN)/bench-workloads.h
+$(B)/$(1)/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | $(3)
+	@mkdir -p $$(@D)
+	$(2) -static -O2 -Wall -Wextra -Werror -o $$@ $$< -Itests/guest -I$(GUEST_GEN)
+$(B)/$(1)/lifetime: $(LIFETIME_SRC) $(wildcard tests/guest/lifetime/*.h) $(wildcard tests/guest/*.h) \
+		$(GUEST_GEN)/channels.h $(GUEST_GEN)/channels-real.h | $(3)
+	@mkdir -p $$(@D)
+	$(2) -static -O2 -Wall -Wextra -Werror -o $$@ $(LIFETIME_SRC) -Itests/guest/lifetime \
 		-Itests/guest -I$(GUEST_GEN)
+endef
+$(eval $(call guest_programs,guest,gcc,deps))
+# The same programs for the arm64 guest, with Debian's cross compiler.
+$(eval $(call guest_programs,guest-arm64,aarch64-linux-gnu-gcc,deps-arm64))
 
 $(B)/guest/%: tests/guest/%.sh
 	@mkdir -p $(@D)
 	cp $< $@
-
-# The same programs for the arm64 guest, with Debian's cross compiler.
-$(B)/guest-arm64/bench: $(GUEST_GEN)/bench-workloads.h
-$(B)/guest-arm64/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(GUEST_GEN)/channels.h | deps-arm64
-	@mkdir -p $(@D)
-	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror -o $@ $< -Itests/guest -I$(GUEST_GEN)
-$(B)/guest-arm64/lifetime: $(LIFETIME_SRC) $(wildcard tests/guest/lifetime/*.h) $(wildcard tests/guest/*.h) \
-		$(GUEST_GEN)/channels.h $(GUEST_GEN)/channels-real.h | deps-arm64
-	@mkdir -p $(@D)
-	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror -o $@ $(LIFETIME_SRC) \
-		-Itests/guest/lifetime -Itests/guest -I$(GUEST_GEN)
 
 # Debian programs copied from the host with their libraries (stress-ng):
 # the list, and each listed program that exists (a missing one is named,
