@@ -538,11 +538,18 @@ lava-smoke: kernel initramfs
 refresh:
 	@src-patches/trees.sh refresh
 
-# Bisectability: every patch applies, passes checkpatch --strict and builds.
+# Bisectability: every patch applies, passes checkpatch --strict and builds
+# (KTAP in build/results/series-check.txt); then the whole-series checks.
+# Both run even if the first fails; the target fails if either does.
 series-check: trees
-	@OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
-		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" src-patches/series-check.sh
-	@$(MAKE) --no-print-directory series-whole
+	@start=$$(date +%s); rc=0; \
+	OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
+		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" \
+		src-patches/series-check.sh || rc=1; \
+	$(MAKE) --no-print-directory series-whole || rc=1; \
+	echo "series-check: $$( [ $$rc -eq 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - start )) s" \
+		"($(RESULTS)/series-check.txt, $(RESULTS)/series-whole/ktap.log)"; \
+	exit $$rc
 
 # The whole-series checks of series-check alone (KTAP): CONFIG_SANITIZE_MEM=n
 # builds and its flags are 0, no new W=1 or sparse warning in the files the
