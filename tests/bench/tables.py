@@ -126,7 +126,7 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
         L.append("")
         L.append("One boot per patched configuration that runs only "
                  "mm/sanitize_bench.c (`sanitize_bench.run=1`, no process workload). "
-                 "Each cell: ns per alloc/free pair%s." %
+                 "Each cell: ns per alloc/free pair in the median batch of 32%s." %
                  (", and the ratio to `off`" if mbase else ""))
         L.append("")
         L.append("| benchmark | " + " | ".join(c["name"] for c in mcfgs) + " |")
