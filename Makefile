@@ -166,9 +166,17 @@ check-arm64: initramfs-arm64
 		LIFETIME_TABLE=$(ARM64_LIFETIME); \
 	$(MAKE) --no-print-directory summary RESULTS=$(ARM64_RESULTS) SUMMARY_MATRIX=$(ARM64_MATRIX)
 
-check-arm64-mte:
-	@$(MAKE) --no-print-directory check-arm64 ARM64_MATRIX=policy/matrix-arm64-mte \
-		ARM64_LIFETIME=policy/lifetime-arm64-mte ARM64_RESULTS=$(RESULTS)/arm64-mte
+# The MTE cells boot on Debian backports' QEMU (qemu-boot/backports-qemu.sh
+# says why), fetched into build/ once.
+QEMU_BACKPORTS := $(B)/qemu-backports/root/usr/bin/qemu-system-aarch64
+$(QEMU_BACKPORTS): qemu-boot/backports-qemu.sh
+	@qemu-boot/backports-qemu.sh $(B)/qemu-backports >/dev/null
+	@touch $@
+
+check-arm64-mte: $(QEMU_BACKPORTS)
+	@QEMU_ARM64=$(QEMU_BACKPORTS) $(MAKE) --no-print-directory check-arm64 \
+		ARM64_MATRIX=policy/matrix-arm64-mte ARM64_LIFETIME=policy/lifetime-arm64-mte \
+		ARM64_RESULTS=$(RESULTS)/arm64-mte
 
 help:
 	@echo 'make                 install missing packages, build both kernels and the'

@@ -15,6 +15,8 @@
 # Makefile's (GUEST_PROGRAMS_ARM64).
 #
 # usage: arch.sh ARCH     (x86_64 or arm64, policy/kernels's arch column)
+# environment: QEMU_ARM64, another qemu-system-aarch64 to boot arm64 with
+# (make check-arm64-mte: Debian backports', qemu-boot/backports-qemu.sh)
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 x86_64|arm64" >&2; exit 2; }
@@ -26,8 +28,15 @@ x86_64)
 arm64)
 	# pauth-impdef: QEMU's own pointer-authentication hash instead of
 	# QARMA, which TCG spends most of an arm64 boot computing.
+	qemu=${QEMU_ARM64:-qemu-system-aarch64}
+	case "$qemu" in
+	*[!A-Za-z0-9_./+-]*)
+		echo "arch.sh: QEMU_ARM64 '$qemu' is not a plain path" >&2
+		exit 2
+		;;
+	esac
 	echo "karch=arm64 cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image"
-	echo "qemu=qemu-system-aarch64 qemu_machine=virt qemu_cpu=max,pauth-impdef=on"
+	echo "qemu=$qemu qemu_machine=virt qemu_cpu=max,pauth-impdef=on"
 	;;
 *)
 	echo "arch.sh: unknown architecture '$1' (x86_64 or arm64)" >&2

@@ -466,15 +466,18 @@ class ArchTest(unittest.TestCase):
     """qemu-boot/arch.sh: how each architecture of policy/kernels is built
     and booted, one table for build-kernel.sh, run-cell.sh, run-qemu.sh."""
 
-    def arch(self, name):
+    def arch(self, name, qemu_arm64=None):
         # as its callers do: the table, then eval (eval of a failed
         # substitution would succeed)
         script = ('how=$("$1" "$2") && eval "$how" && '
                   'printf "%s|%s|%s|%s|%s|%s" "$karch" "$cross" "$target" "$image" "$qemu" '
                   '"$qemu_machine"')
+        env = {k: v for k, v in os.environ.items() if k != "QEMU_ARM64"}
+        if qemu_arm64 is not None:
+            env["QEMU_ARM64"] = qemu_arm64
         return subprocess.run(["sh", "-c", script, "sh",
                                os.path.join(TOP, "qemu-boot", "arch.sh"), name],
-                              capture_output=True, text=True, timeout=30)
+                              capture_output=True, text=True, timeout=30, env=env)
 
     def test_every_arch_of_policy_kernels_is_known(self):
         for arch in policy.ARCHES:
@@ -488,6 +491,21 @@ class ArchTest(unittest.TestCase):
         self.assertEqual(self.arch("arm64").stdout,
                          "arm64|aarch64-linux-gnu-|Image|arch/arm64/boot/Image|"
                          "qemu-system-aarch64|virt")
+
+    def test_arm64_other_qemu(self):
+        # make check-arm64-mte's QEMU from Debian backports
+        r = self.arch("arm64", "/b/qemu-backports/root/usr/bin/qemu-system-aarch64")
+        self.assertEqual(r.stdout.split("|")[4],
+                         "/b/qemu-backports/root/usr/bin/qemu-system-aarch64")
+        # x86_64 keeps its own
+        self.assertEqual(self.arch("x86_64", "/b/q").stdout.split("|")[4],
+                         "qemu-system-x86_64")
+
+    def test_arm64_qemu_that_eval_would_split(self):
+        r = self.arch("arm64", "/b/q; rm -rf /")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("QEMU_ARM64 '/b/q; rm -rf /' is not a plain path", r.stderr)
+        self.assertEqual(r.stdout, "")
 
     def test_unknown_arch(self):
         r = self.arch("riscv64")
