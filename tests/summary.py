@@ -79,7 +79,7 @@ def junit(results):
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
-def lifetime_report(root, results):
+def lifetime_report(root, results, matrix=None):
     """build/results/lifetime.{md,json}: copies per channel and cell."""
     scans = {}
     for r in results:
@@ -121,7 +121,7 @@ def lifetime_report(root, results):
             "✗ marks a count that breaks policy/lifetime, (-) one it does not assert; "
             "n/a: the cell's kernel lacks what the channel needs (the guest skipped it "
             "and nothing was found). Produced by "
-            + ("`make check-arm64` (policy/lifetime-arm64)." if arm64 else
+            + (f"the cells of `{matrix}`." if matrix else
                "`make lifetime` and `make check`."),
             ""] + rows
     with open(os.path.join(root, "lifetime.md"), "w", encoding="utf-8") as f:
@@ -185,6 +185,6 @@ def summarize(results_dir, matrix=None):
         f.write("\n")
     with open(os.path.join(results_dir, "junit.xml"), "w", encoding="utf-8") as f:
         f.write(junit(results) + "\n")
-    lifetime_report(results_dir, results)
+    lifetime_report(results_dir, results, matrix)
     print("\n".join(text))
     return 1 if failed else 0
