@@ -541,13 +541,17 @@ class CheckCoversEveryFileTest(TempDirTest):
         self.assertRegex(r.stdout + r.stderr, r"matrix-arm64:\d+: .*arm64-patchd")
 
     def test_typo_in_matrix_real(self):
-        with open(os.path.join(TOP, "policy", "matrix-real"), encoding="utf-8") as f:
-            text = f.read().replace("lab-vanilla", "lab-vanila", 1)
+        path = os.path.join(TOP, "policy", "matrix-real")
+        kernel = policy.read_matrix(path)[0]["kernel"]
+        typo = kernel.replace("vanilla", "vanila").replace("patched", "pached")
+        self.assertNotEqual(typo, kernel)
+        with open(path, encoding="utf-8") as f:
+            text = f.read().replace("| " + kernel + " ", "| " + typo + " ", 1)
         bad = write(self.d, "matrix-real", text)
         r = self.check("--real", bad, os.path.join(TOP, "policy", "lifetime-real"),
                        os.path.join(TOP, "tests", "scan", "channels-real"))
         self.assertNotEqual(r.returncode, 0)
-        self.assertRegex(r.stdout + r.stderr, r"matrix-real:\d+: .*lab-vanila")
+        self.assertRegex(r.stdout + r.stderr, r"matrix-real:\d+: .*" + typo)
 
 
 class BenchWorkloadsTest(unittest.TestCase):
