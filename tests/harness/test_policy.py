@@ -525,6 +525,15 @@ class CheckCoversEveryFileTest(TempDirTest):
         r = self.check()
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_another_channel_list_leaves_the_arm64_tables_alone(self):
+        # --channels names the list of --lifetime's table; the arm64 tables
+        # list tests/scan/channels's channels whatever it says
+        real = os.path.join(TOP, "policy", "matrix-real")
+        r = self.check("--lifetime", os.path.join(TOP, "policy", "lifetime-real"),
+                       "--lifetime-matrix", real,
+                       "--channels", os.path.join(TOP, "tests", "scan", "channels-real"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_typo_in_policy_uml(self):
         with open(os.path.join(TOP, "policy", "uml"), encoding="utf-8") as f:
             text = f.read().replace("kunit:sanitize_mem", "kunit:sanitize mem", 1)
