@@ -5,9 +5,9 @@
 
 The tables of build/results/lifetime.md (make lifetime, make check),
 arm64/lifetime.md (make check-arm64), arm64-mte/lifetime.md (make
-check-arm64-mte), bench.md (make bench) and
-bench-uml.md (make bench-uml), one heading level down, and the verdicts of
-make fastpath; a part whose run left nothing is named as not measured,
+check-arm64-mte), real/lifetime.md (make lifetime-real), bench.md (make
+bench) and bench-uml.md (make bench-uml), one heading level down, and the
+verdicts of make fastpath; a part whose run left nothing is named as not measured,
 never left out silently.  The bench plot is drawn again from bench.json
 by tests/bench/plot.py (python3-matplotlib).  Run by make docs-results.
 """
@@ -21,7 +21,7 @@ import sys
 
 # (file under build/results without .md, the make target that writes it)
 PARTS = (("lifetime", "lifetime"), ("arm64/lifetime", "check-arm64"),
-         ("arm64-mte/lifetime", "check-arm64-mte"),
+         ("arm64-mte/lifetime", "check-arm64-mte"), ("real/lifetime", "lifetime-real"),
          ("bench", "bench"), ("bench-uml", "bench-uml"))
 
 
