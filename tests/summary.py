@@ -115,7 +115,10 @@ def lifetime_report(root, results, matrix=None):
         rows.append(f"| {ch} | " + " | ".join(vals) + " |")
     # The arm64 cells (make check-arm64) have a table of their own.
     arm64 = {r.get("arch") for r in results if r["cell"] in scans} == {"arm64"}
-    text = ["# Secrets left in guest RAM after release" + (" on arm64" if arm64 else ""), "",
+    # Tables of other matrices than make check's say which one they are.
+    which = os.path.basename(matrix) if matrix else "matrix"
+    text = ["# Secrets left in guest RAM after release" + (" on arm64" if arm64 else "")
+            + ("" if which == "matrix" else f" ({which})"), "",
             "Copies of each channel's secret (the larger of its two halves' counts) found "
             "by the host in the guest's RAM file after the guest released them; "
             "✗ marks a count that breaks policy/lifetime, (-) one it does not assert; "
