@@ -20,20 +20,20 @@ suite=bookworm-backports
 mkdir -p "$dir/lists/partial" "$dir/deb"
 dir=$(cd "$dir" && pwd)
 echo "deb http://deb.debian.org/debian $suite main" > "$dir/sources.list"
-apt() {
+private_apt() {
 	"$@" -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=- \
 		-o Dir::State::Lists="$dir/lists" -q
 }
 echo "backports-qemu: reading $suite's package list" >&2
-apt timeout 600 apt-get update >/dev/null ||
+private_apt timeout 600 apt-get update >/dev/null ||
 	{ echo "backports-qemu: apt-get update of $suite failed (network?)" >&2; exit 1; }
-version=$(apt apt-cache policy qemu-system-arm |
+version=$(private_apt apt-cache policy qemu-system-arm |
 	sed -n 's/^ *\([0-9]*:[^ ]*bpo[^ ]*\) .*/\1/p' | head -n 1)
 [ -n "$version" ] || { echo "backports-qemu: $suite has no qemu-system-arm" >&2; exit 1; }
 # apt's sandbox user must be able to write where it downloads.
 chmod 0777 "$dir/deb"
 (cd "$dir/deb" && rm -f ./*.deb &&
-	apt timeout 600 apt-get download "qemu-system-arm=$version" >/dev/null 2>&1) ||
+	private_apt timeout 600 apt-get download "qemu-system-arm=$version" >/dev/null 2>&1) ||
 	{ echo "backports-qemu: apt-get download qemu-system-arm=$version failed" >&2; exit 1; }
 rm -rf "$dir/root"
 dpkg-deb -x "$dir"/deb/qemu-system-arm_*.deb "$dir/root"
