@@ -437,7 +437,7 @@ BENCHMARK = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
                        workloads=BENCH_WORKLOADS):
-    """policy/bench-targets as a list of {"name", "config", "base",
+    """policy/bench-targets as a list of {"name", "config", "base", "via",
     "measure", "benchmarks", "workloads", "limit", "strict", "decimals",
     "description", "where"}, every configuration a name of the bench file
     and every workload one of the workloads file."""
@@ -445,7 +445,7 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
     known_workloads = read_bench_workloads(workloads)
     targets, seen = [], {}
     path = shown(path)
-    for lineno, (name, config, base, measure, limit, description) in rows(path, 6):
+    for lineno, (name, config, base, via, measure, limit, description) in rows(path, 7):
         where = f"{path}:{lineno}"
         if not NAME.match(name):
             raise PolicyError(f"{where}: target name {name!r}: lower case, digits and '-'")
@@ -458,6 +458,14 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
                                   f"(one of {', '.join(configs)})")
         if config == base:
             raise PolicyError(f"{where}: target {name} compares {config} with itself")
+        via = [] if via == "-" else via.split()
+        for c in via:
+            if c not in configs:
+                raise PolicyError(f"{where}: via: configuration {c!r} is not in {shown(bench)} "
+                                  f"(one of {', '.join(configs)})")
+        if len(set([base] + via + [config])) != len(via) + 2:
+            raise PolicyError(f"{where}: via {' '.join(via)!r} names {base}, {config} or "
+                              f"a configuration twice")
         words = measure.split()
         if not words or words[0] not in BENCH_MEASURES:
             raise PolicyError(f"{where}: measure {measure!r} is not one of "
@@ -471,6 +479,8 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
                                       f"{shown(workloads)} (one of "
                                       f"{', '.join(known_workloads)})")
         else:
+            if via:
+                raise PolicyError(f"{where}: via is for icount targets; write '-'")
             benchmarks = names
             if len(benchmarks) != BENCH_MEASURES[words[0]]:
                 raise PolicyError(f"{where}: measure {words[0]} takes "
@@ -486,7 +496,8 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
             raise PolicyError(f"{where}: limit {limit!r} is not a positive decimal number")
         if not description:
             raise PolicyError(f"{where}: target {name} has no description")
-        targets.append({"name": name, "config": config, "base": base, "measure": words[0],
+        targets.append({"name": name, "config": config, "base": base, "via": tuple(via),
+                        "measure": words[0],
                         "benchmarks": tuple(benchmarks) or None,
                         "workloads": tuple(names) if words[0] == "icount" and names else None,
                         "limit": float(m.group(2)), "strict": bool(m.group(1)),

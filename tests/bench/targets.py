@@ -59,6 +59,13 @@ def icount_target(spec, by, workloads):
                                  if over(r, 4) and w not in missed]
     t["met"] = not missed and not missing
     t["reasons"] = {w: miss_reason(spec, a, b, w, t["spread"][w], meets) for w in missed}
+    if missed and spec.get("via"):
+        t["steps"] = {}
+        for w in missed:
+            steps, why = miss_steps(spec, by, w)
+            if steps:
+                t["steps"][w] = steps
+            t["reasons"][w] += "; " + why
     if missing:
         t["note"] = "no figure for: " + ", ".join(missing)
     return t
@@ -83,6 +90,40 @@ def miss_reason(spec, a, b, w, spread, meets):
     if not meets(lo):
         return "not noise: every repetition misses (%s)" % said
     return "not noise: the miss is wider than %s's own spread (%s)" % (den, said)
+
+
+def change(p, q):
+    """What differs between two configurations, for a step's name: the
+    kernel, the command line arguments dropped (-) and added (+), and the
+    policy the kernels reported when it differs ("off init_on_free=1" is
+    "pages,slab": from there to "full" adds the stack component)."""
+    said = []
+    if p.get("kernel") != q.get("kernel"):
+        said.append("%s -> %s" % (p.get("kernel"), q.get("kernel")))
+    pp, qp = p.get("policy_reported"), q.get("policy_reported")
+    if pp and qp and "none" not in (pp, qp) and pp != qp:
+        said.append("policy %s -> %s" % (pp, qp))
+    pa, qa = (p.get("args") or "").split(), (q.get("args") or "").split()
+    said += ["-" + x for x in pa if x not in qa] + ["+" + x for x in qa if x not in pa]
+    return " ".join(said) or "nothing"
+
+
+def miss_steps(spec, by, w):
+    """A missed workload's ratio as the product of the steps of the
+    target's via chain (base -> via... -> config), each the ratio of one
+    configuration to the one before it on that workload: it telescopes to
+    config/base exactly.  Returns (steps, what the report says)."""
+    chain = [spec["base"]] + list(spec["via"]) + [spec["config"]]
+    absent = [c for c in chain if w not in by.get(c, {}).get("icount", {})]
+    if absent:
+        return None, "not broken down: no %s figure for %s" % (w, ", ".join(absent))
+    steps = [{"from": p, "to": q, "ratio": by[q]["icount"][w] / by[p]["icount"][w],
+              "change": change(by[p], by[q])} for p, q in zip(chain, chain[1:])]
+    # the step that carries the miss: the largest ratio for a ceiling
+    big = max(steps, key=lambda s: s["ratio"])
+    return steps, "steps: %s; the largest: %s/%s %.4f (%s)" % (
+        " x ".join("%s/%s %.4f" % (s["to"], s["from"], s["ratio"]) for s in steps),
+        big["to"], big["from"], big["ratio"], big["change"])
 
 
 def micro_delta_target(spec, by):

@@ -310,7 +310,7 @@ class ReportTest(Case):
             f.write("vanilla | lab-vanilla |\noff | lab-patched | sanitize_mem=off\n")
         tgts = os.path.join(self.dir, "bench-targets")
         with open(tgts, "w", encoding="utf-8") as f:
-            f.write("off-vs-vanilla | off | vanilla | icount | 1.003 | off vs vanilla\n")
+            f.write("off-vs-vanilla | off | vanilla | - | icount | 1.003 | off vs vanilla\n")
         for cfg in ("vanilla", "off"):
             os.makedirs(os.path.join(self.dir, "run", cfg))
             for name in ("icount", "wall-1"):
@@ -570,6 +570,48 @@ class TargetTest(Case):
         self.assertEqual((t["met"], list(t["figures"])), (True, ["tmpfs"]))
         self.assertFalse(run(906.0, "full-ioa-vs-kspp-io")["met"])
 
+    def test_a_miss_is_broken_down_into_its_steps(self):
+        # full-ioa-vs-vanilla-ioa goes through vanilla-iof, off-iof and
+        # full: the steps multiply to the figure, and the largest is named
+        # with what changes between its two configurations.
+        ns = {"vanilla-ioa": 1000.0, "vanilla-iof": 1020.0, "off-iof": 1025.0,
+              "full": 1030.0, "full-ioa": 1031.0}
+        configs = [{"name": n, "kernel": "lab-patched" if n in ("off-iof", "full", "full-ioa")
+                    else "lab-vanilla", "args": a, "icount": {"tmpfs": ns[n]},
+                    "icount_reps": {"tmpfs": [ns[n]]}, "micro": {}}
+                   for n, a in (("vanilla-ioa", "init_on_alloc=1"), ("vanilla-iof", "init_on_free=1"),
+                                ("off-iof", "sanitize_mem=off init_on_free=1"),
+                                ("full", "sanitize_mem=full"),
+                                ("full-ioa", "sanitize_mem=full init_on_alloc=1"))]
+        t = next(t for t in targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets())
+                 if t["target"] == "full-ioa-vs-vanilla-ioa")
+        self.assertEqual((t["met"], t["missed_on"]), (False, ["tmpfs"]))
+        steps = t["steps"]["tmpfs"]
+        self.assertEqual([(s["from"], s["to"]) for s in steps],
+                         [("vanilla-ioa", "vanilla-iof"), ("vanilla-iof", "off-iof"),
+                          ("off-iof", "full"), ("full", "full-ioa")])
+        product = 1.0
+        for s in steps:
+            product *= s["ratio"]
+        self.assertAlmostEqual(product, t["figures"]["tmpfs"])
+        self.assertEqual(steps[0]["change"], "-init_on_alloc=1 +init_on_free=1")
+        self.assertEqual(steps[1]["change"],
+                         "lab-vanilla -> lab-patched +sanitize_mem=off")
+        # the policy the kernels reported, when both did and it differs
+        configs[2]["policy_reported"], configs[3]["policy_reported"] = "pages,slab", "full"
+        t = next(t for t in targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets())
+                 if t["target"] == "full-ioa-vs-vanilla-ioa")
+        self.assertEqual(t["steps"]["tmpfs"][2]["change"], "policy pages,slab -> full "
+                         "-sanitize_mem=off -init_on_free=1 +sanitize_mem=full")
+        self.assertIn("the largest: vanilla-iof/vanilla-ioa 1.0200 (-init_on_alloc=1 "
+                      "+init_on_free=1)", t["reasons"]["tmpfs"])
+        # a step whose configuration did not run: said, not guessed
+        configs = [c for c in configs if c["name"] != "off-iof"]
+        t = next(t for t in targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets())
+                 if t["target"] == "full-ioa-vs-vanilla-ioa")
+        self.assertNotIn("tmpfs", t["steps"])
+        self.assertIn("not broken down: no tmpfs figure for off-iof", t["reasons"]["tmpfs"])
+
     def test_a_miss_says_noise_or_cost(self):
         # The reason is measured: the repetitions of both configurations.
         def run(full_reps, iof_reps):
@@ -610,7 +652,7 @@ class TargetTest(Case):
         # the same figures against another file's limit
         path = os.path.join(self.dir, "bench-targets")
         with open(path, "w", encoding="utf-8") as f:
-            f.write("loose | off | vanilla | icount | 1.01 | off within 1%\n")
+            f.write("loose | off | vanilla | - | icount | 1.01 | off within 1%\n")
         t, = targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets(path))
         self.assertEqual((t["target"], t["precision"], t["met"]), ("loose", 2, True))
 

@@ -324,49 +324,65 @@ class BenchTargetsTest(unittest.TestCase):
                          ("page-o0-zero", "page-o0"))
 
     def test_a_good_line(self):
-        t, = self.targets("# c\nx | off | vanilla | icount | 1.00 | off vs vanilla\n")
+        t, = self.targets("# c\nx | off | vanilla | - | icount | 1.00 | off vs vanilla\n")
         self.assertEqual((t["config"], t["base"], t["limit"], t["decimals"], t["where"][-15:]),
                          ("off", "vanilla", 1.0, 2, "bench-targets:2"))
 
     def test_unknown_configuration_names_file_and_line(self):
         with self.assertRaisesRegex(SystemExit, r"bench-targets:2: configuration 'of' is not "
                                     r"in .*bench \(one of vanilla, off\)"):
-            self.targets("# c\nx | of | vanilla | icount | 1.00 | d\n")
+            self.targets("# c\nx | of | vanilla | - | icount | 1.00 | d\n")
 
     def test_unknown_measure(self):
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure 'icont' is not one of"):
-            self.targets("x | off | vanilla | icont | 1.00 | d\n")
+            self.targets("x | off | vanilla | - | icont | 1.00 | d\n")
 
     def test_micro_delta_needs_two_benchmarks(self):
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure micro-delta takes 2"):
-            self.targets("x | off | vanilla | micro-delta page-o0 | 0.1 | d\n")
+            self.targets("x | off | vanilla | - | micro-delta page-o0 | 0.1 | d\n")
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: 'page-o0' is not a "
                                     r"workload of .*bench-workloads"):
-            self.targets("x | off | vanilla | icount page-o0 | 0.1 | d\n")
+            self.targets("x | off | vanilla | - | icount page-o0 | 0.1 | d\n")
 
     def test_icount_on_some_workloads_strictly(self):
-        t, = self.targets("x | off | vanilla | icount tmpfs sockpair | <0.90 | d\n")
+        t, = self.targets("x | off | vanilla | - | icount tmpfs sockpair | <0.90 | d\n")
         self.assertEqual((t["workloads"], t["limit"], t["strict"], t["decimals"]),
                          (("tmpfs", "sockpair"), 0.9, True, 2))
-        t, = self.targets("x | off | vanilla | icount | 1.003 | d\n")
+        t, = self.targets("x | off | vanilla | - | icount | 1.003 | d\n")
         self.assertEqual((t["workloads"], t["strict"]), (None, False))
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure 'icount tmpfs "
                                     r"tmpfs' names one twice"):
-            self.targets("x | off | vanilla | icount tmpfs tmpfs | 1.00 | d\n")
+            self.targets("x | off | vanilla | - | icount tmpfs tmpfs | 1.00 | d\n")
 
     def test_limit_not_a_number(self):
         for bad in ("1,003", "", "0", "-1.0", "1.0x", "<", "<0", "<<1", "1<"):
             with self.assertRaisesRegex(SystemExit, r"bench-targets:1: limit .* is not a positive"):
-                self.targets("x | off | vanilla | icount | %s | d\n" % bad)
+                self.targets("x | off | vanilla | - | icount | %s | d\n" % bad)
 
     def test_wrong_field_count_and_duplicates(self):
-        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: expected 6 fields"):
-            self.targets("x | off | vanilla | icount | 1.00\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: expected 7 fields"):
+            self.targets("x | off | vanilla | - | icount | 1.00\n")
         with self.assertRaisesRegex(SystemExit, r"bench-targets:2: target x is already defined"):
-            self.targets("x | off | vanilla | icount | 1.00 | d\n"
-                         "x | off | vanilla | icount | 1.01 | d\n")
+            self.targets("x | off | vanilla | - | icount | 1.00 | d\n"
+                         "x | off | vanilla | - | icount | 1.01 | d\n")
         with self.assertRaisesRegex(SystemExit, r"bench-targets:1: target x compares off with"):
-            self.targets("x | off | off | icount | 1.00 | d\n")
+            self.targets("x | off | off | - | icount | 1.00 | d\n")
+
+    def test_via_names_configurations_between_base_and_config(self):
+        write(self.d, "bench", self.BENCH + "full | lab-patched | sanitize_mem=full\n")
+        t, = self.targets("x | full | vanilla | off | icount | 1.00 | d\n")
+        self.assertEqual(t["via"], ("off",))
+        t, = self.targets("x | full | vanilla | - | icount | 1.00 | d\n")
+        self.assertEqual(t["via"], ())
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: via: configuration 'of' is "
+                                    r"not in"):
+            self.targets("x | full | vanilla | of | icount | 1.00 | d\n")
+        for via in ("off off", "vanilla", "full"):
+            with self.assertRaisesRegex(SystemExit, r"bench-targets:1: via .* names vanilla, "
+                                        r"full or a configuration twice"):
+                self.targets("x | full | vanilla | %s | icount | 1.00 | d\n" % via)
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: via is for icount targets"):
+            self.targets("x | full | vanilla | off | micro-delta page-o0 page-o1 | 0.1 | d\n")
 
     def test_bench_configuration_twice(self):
         write(self.d, "bench", self.BENCH + "off | lab-vanilla |\n")
@@ -374,7 +390,7 @@ class BenchTargetsTest(unittest.TestCase):
             policy.read_bench(self.bench)
 
     def test_command_line_check_reads_the_targets(self):
-        bad = write(self.d, "bad-targets", "x | ful | vanilla | icount | 1.00 | d\n")
+        bad = write(self.d, "bad-targets", "x | ful | vanilla | - | icount | 1.00 | d\n")
         with self.assertRaisesRegex(SystemExit, r"bad-targets:1: configuration 'ful'"):
             policy.main(["check", "--matrix", os.path.join(TOP, "policy", "matrix"),
                          "--bench", os.path.join(TOP, "policy", "bench"),
@@ -627,7 +643,7 @@ class BenchFieldsTest(unittest.TestCase):
             """)
         # Targets of these configurations only (the real file names more).
         self.targets = write(self.tmp.name, "bench-targets",
-                             "t | full | vanilla-iof | icount | 1.00 | d\n")
+                             "t | full | vanilla-iof | - | icount | 1.00 | d\n")
 
     def tearDown(self):
         self.tmp.cleanup()
