@@ -136,10 +136,10 @@ check-debug: initramfs accel
 # wpa_supplicant (tests/scan/channels-real, policy/matrix-real,
 # policy/lifetime-real), results in build/results/real/.
 # A sibling of make check, not part of it: its lab cells boot two more
-# kernels (lab-net-*: INET for hostapd, CRYPTO_USER for libkcapi), the
-# distro ones lack those options (those channels SKIP there), dm-crypt
-# skips everywhere (no block layer), and a channel the series does not
-# mark yet would fail make check, whose table cannot say "known failing"
+# kernels (lab-net-*: INET for hostapd, CRYPTO_USER for libkcapi, loop and
+# dm-crypt for cryptsetup), the distro ones lack those options (those
+# channels SKIP there), and a channel the series does not mark yet would
+# fail make check, whose table cannot say "known failing"
 # (docs/marking-gaps.md).
 LIFETIME_REAL = MATRIX=policy/matrix-real RESULTS=$(RESULTS)/real \
 	CHANNELS=tests/scan/channels-real LIFETIME_TABLE=policy/lifetime-real
