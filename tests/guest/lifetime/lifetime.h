@@ -20,6 +20,7 @@
  *   ch-tty.c      tty, pty; pty-ssh, tty-raw (pinentry-curses)
  *   ch-crypto.c   AF_ALG; afalg-kcapi (kcapi-enc)
  *   ch-block.c    dm-crypt (cryptsetup)
+ *   ch-net.c      tcp, tcp-alive (the send path's page_frag)
  *   ch-wifi.c     mac80211 keys on a mac80211_hwsim access point
  *   exec.c        running a Debian program: timeout, held at its exit
  *

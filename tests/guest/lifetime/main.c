@@ -145,6 +145,7 @@ static const int main_flags[NCHANNELS] = {
 
 static const int real_flags[NCHANNELS_REAL] = {
 	[CHR_wifi_wpa2_tk] = FIRST,
+	[CHR_tcp_alive] = RESIDENT,
 };
 
 #define MAXCHANNELS	(NCHANNELS + NCHANNELS_REAL)
