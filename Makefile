@@ -214,7 +214,7 @@ help:
 	@echo 'make harness-tests   boot cells that hang, panic or warn on purpose and check the'
 	@echo '                     harness judges them failed for the right reason'
 	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
-	@echo '                     (build/results/bench.md, .json, .svg); ~20 min'
+	@echo '                     (build/results/bench.md, .json, .svg); ~25 min'
 	@echo 'make bench-smoke     the bench on vanilla and off at a small scale (make check)'
 	@echo 'make uml             the KUnit suite under User-Mode Linux, built by kunit.py, once'
 	@echo '                     per policy of policy/uml (make check; build/results/uml/)'
@@ -354,7 +354,7 @@ accel: kernel initramfs
 # --- the matrix -----------------------------------------------------------------
 
 # A run of the matrix starts from no cells, so the summary never counts a
-# stale one.  What the standalone jobs wrote (make bench: ~20 minutes of
+# stale one.  What the standalone jobs wrote (make bench: ~25 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
 KEEP_RESULTS := debug real arm64 arm64-mte bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
