@@ -117,7 +117,7 @@ int ch_dm_crypt(const struct channel *ch, struct result *r)
 			      "--key-size", keybits, "--key-file", keyfile,
 			      "--keyfile-size", keybytes, image, name, NULL };
 	char *close_argv[] = { "cryptsetup", "close", "--disable-locks", name, NULL };
-	const char *dir = getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
+	const char *dir = tmp_dir();
 	int i, fd, ret = -1;
 
 	if (!has_device("loop") || !has_device("device-mapper") ||

@@ -14,12 +14,6 @@
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 
-/* The tmpfs directory of the tmpfs and xattr channels. */
-static const char *tmp_dir(void)
-{
-	return getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
-}
-
 int ch_tmpfs(const struct channel *ch, struct result *r)
 {
 	const char *dir = tmp_dir();

@@ -87,22 +87,6 @@ static int tcp_send_secret(const struct channel *ch, int fd, struct result *r)
 	return ret;
 }
 
-/* The reader's side: all COPIES messages, checked, its copy scrubbed. */
-static void tcp_read_secret(const struct channel *ch, int fd, struct result *r)
-{
-	char back[COPIES * SECRET_LEN];
-	int i, good = 0;
-	ssize_t n;
-
-	n = read_full(fd, back, sizeof(back));
-	for (i = 0; n == (ssize_t)sizeof(back) && i < COPIES; i++)
-		good += secret_equal_n(seed, ch->name, back + i * SECRET_LEN, SECRET_LEN);
-	scrub(back, sizeof(back));
-	if (good != COPIES)
-		fail(r, "the reader got %zd bytes, %d of %d copies", n, good, COPIES);
-	child_exit(good == COPIES ? 0 : 1);
-}
-
 /*
  * tcp: the reader reads at the release (it frees the skbs), the sender
  * exits then (its task_frag page is freed).
@@ -120,8 +104,7 @@ int ch_tcp(const struct channel *ch, struct result *r)
 		return -1;
 	if (pid == 0) {
 		close(client);
-		helper_hold();
-		tcp_read_secret(ch, server, r);
+		read_copies_exit(ch, server, 1, r);
 	}
 	close(server);
 	if (tcp_send_secret(ch, client, r))
@@ -152,7 +135,7 @@ int ch_tcp_alive(const struct channel *ch, struct result *r)
 		return fail_errno(r, "fork");
 	if (pid == 0) {
 		close(client);
-		tcp_read_secret(ch, server, r);
+		read_copies_exit(ch, server, 0, r);
 	}
 	close(server);
 	if (tcp_send_secret(ch, client, r) || wait_child(pid, r, "reader"))

@@ -341,3 +341,26 @@ void pipe_reader(int fd, const struct channel *ch, struct result *r)
 		fail(r, "the reader got %d of %d copies", good, COPIES);
 	child_exit(good == COPIES ? 0 : 1);
 }
+
+/*
+ * The reader of a stream channel (unix, tcp): COPIES messages of the
+ * secret read from fd, checked and scrubbed, then exit.  hold: a helper
+ * that reads at the release (its buffer faulted in now, not then).
+ */
+void read_copies_exit(const struct channel *ch, int fd, int hold, struct result *r)
+{
+	char back[COPIES * SECRET_LEN];
+	int i, good = 0;
+	ssize_t n;
+
+	memset(back, 0, sizeof(back));
+	if (hold)
+		helper_hold();
+	n = read_full(fd, back, sizeof(back));
+	for (i = 0; n == (ssize_t)sizeof(back) && i < COPIES; i++)
+		good += secret_equal_n(seed, ch->name, back + i * SECRET_LEN, SECRET_LEN);
+	scrub(back, sizeof(back));
+	if (good != COPIES)
+		fail(r, "the reader got %zd bytes, %d of %d copies", n, good, COPIES);
+	child_exit(good == COPIES ? 0 : 1);
+}

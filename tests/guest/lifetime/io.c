@@ -167,3 +167,8 @@ int has_word(const char *text, const char *word)
 	return 0;
 }
 
+/* The tmpfs directory of the channels that make files (LIFETIME_TMP). */
+const char *tmp_dir(void)
+{
+	return getenv("LIFETIME_TMP") ? getenv("LIFETIME_TMP") : "/tmp";
+}

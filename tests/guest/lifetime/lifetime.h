@@ -122,6 +122,8 @@ void hold(struct result *r);
 pid_t fork_helper(int *sync, struct result *r);
 void helper_hold(void);
 void pipe_reader(int fd, const struct channel *ch, struct result *r) __attribute__((noreturn));
+void read_copies_exit(const struct channel *ch, int fd, int hold, struct result *r)
+	__attribute__((noreturn));
 int wait_helper(int sync, pid_t pid, struct result *r, const char *who);
 int stop_helper(pid_t pid);
 int wait_child(pid_t pid, struct result *r, const char *who);
@@ -135,6 +137,7 @@ int marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int write_file(const char *path, const char *text);
 ssize_t read_file(const char *path, char *buf, size_t size);
 int has_word(const char *text, const char *word);
+const char *tmp_dir(void);
 
 /* exec.c: a real Debian program, held at its exit (channels-real). */
 #define PROG_TIMEOUT	20	/* seconds a program may take, under TCG */
