@@ -176,6 +176,8 @@ EXPECT_KEYS = {
     "error": "a rejected value a pr_err must name (tests/judge.py, LAVA)",
     "report": "<suite>.<case> that provokes a report on purpose, repeatable "
               "(tests/judge.py)",
+    "run": "<suite>.<case> the cell exists to run, repeatable: its SKIP is a FAIL "
+           "(tests/judge.py)",
     "timeout": "boot budget in seconds (tests/run-cell.sh, LAVA)",
     "mem": "guest RAM in MiB (tests/run-cell.sh)",
     "machine": "extra options of QEMU's -machine, comma-separated: "
@@ -184,7 +186,7 @@ EXPECT_KEYS = {
     "verdict": "what the harness must conclude about a cell of "
                "tests/harness/broken.matrix (tests/harness/test_harness.py)",
 }
-EXPECT_REPEATABLE = ("report",)
+EXPECT_REPEATABLE = ("report", "run")
 EXPECT_NUMBERS = ("timeout", "mem")
 EXPECT_PAIR = re.compile(r'(\w[\w-]*)=("([^"]*)"|\S*)')
 # What machine= may hold: the machine options a cell may need, nothing that

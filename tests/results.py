@@ -54,7 +54,15 @@ def cmd_judge(args):
 
 
 def cmd_summary(args):
-    return summary.summarize(args.results, args.matrix)
+    parts = []
+    for p in args.part:
+        sub, sep, matrix = p.partition("=")
+        if not sep or not sub or not matrix or "/" in sub:
+            print(f"summary: --part {p!r}: expected dir=matrix (a subdirectory of "
+                  f"--results and the matrix of its cells)", file=sys.stderr)
+            return 2
+        parts.append((sub, matrix))
+    return summary.summarize(args.results, args.matrix, parts)
 
 
 def cmd_ktap(args):
@@ -101,6 +109,9 @@ def main(argv=None):
     s = sub.add_parser("summary", help="collect all results")
     s.add_argument("--results", required=True)
     s.add_argument("--matrix", help="report cells of this matrix that left no result")
+    s.add_argument("--part", action="append", default=[], metavar="DIR=MATRIX",
+                   help="also count the cells of MATRIX, whose results are in "
+                   "--results/DIR (repeatable)")
     s.set_defaults(func=cmd_summary)
     k = sub.add_parser("ktap", help="a host test's KTAP output as a result")
     k.add_argument("--name", required=True)

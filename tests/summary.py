@@ -135,20 +135,38 @@ def lifetime_report(root, results, matrix=None):
         f.write("\n")
 
 
-def summarize(results_dir, matrix=None):
+def with_missing(results, matrix):
+    """results, plus an error for every cell of matrix that left no
+    result.json: a cell that did not report is not something to forget."""
+    have = {r["cell"] for r in results}
+    for c in read_matrix(matrix):
+        if c["cell"] not in have:
+            results.append({"cell": c["cell"], "kernel": c["kernel"], "args": c["args"],
+                            "tests": [{"path": "harness", "status": "ERROR",
+                                       "message": "the cell produced no result",
+                                       "context": ""}]})
+    return results
+
+
+def summarize(results_dir, matrix=None, parts=()):
     """Write the run's summaries under results_dir; print the table.  With
-    matrix, a cell of it that left no result.json is an error.  1 if
-    anything failed."""
+    matrix, a cell of it that left no result.json is an error.  parts are
+    (subdirectory, matrix) pairs: the cells of another matrix, with a
+    channel list and table of their own (make check's real-program cells in
+    build/results/real/), counted here too and missing cells errors alike;
+    each keeps its lifetime table in its subdirectory.  1 if anything
+    failed."""
     results = load_results(results_dir)
-    # A cell that left no result.json is an error, not something to forget.
     if matrix:
-        have = {r["cell"] for r in results}
-        for c in read_matrix(matrix):
-            if c["cell"] not in have:
-                results.append({"cell": c["cell"], "kernel": c["kernel"], "args": c["args"],
-                                "tests": [{"path": "harness", "status": "ERROR",
-                                           "message": "the cell produced no result",
-                                           "context": ""}]})
+        results = with_missing(results, matrix)
+    main_results = list(results)
+    part_results = []
+    for sub, part_matrix in parts:
+        part_dir = os.path.join(results_dir, sub)
+        found = load_results(part_dir) if os.path.isdir(part_dir) else []
+        found = with_missing(found, part_matrix)
+        part_results.append((part_dir, found, part_matrix))
+        results += found
     if not results:
         print(f"no results under {results_dir}", file=sys.stderr)
         print("0 passed, 1 failed")
@@ -188,6 +206,8 @@ def summarize(results_dir, matrix=None):
         f.write("\n")
     with open(os.path.join(results_dir, "junit.xml"), "w", encoding="utf-8") as f:
         f.write(junit(results) + "\n")
-    lifetime_report(results_dir, results, matrix)
+    lifetime_report(results_dir, main_results, matrix)
+    for part_dir, found, part_matrix in part_results:
+        lifetime_report(part_dir, found, part_matrix)
     print("\n".join(text))
     return 1 if failed else 0

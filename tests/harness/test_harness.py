@@ -147,6 +147,23 @@ class JudgeTest(unittest.TestCase):
                                        log("report.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "FAIL")
 
+    def test_case_the_cell_must_run_fails_when_skipped(self):
+        # kunit-pass.log skips verify_catches_write (no sanitize_verify=1):
+        # a SKIP elsewhere, a FAIL in a cell that exists to run it.
+        lines = log("kunit-pass.log")
+        t = by_path(judge.judge_cell(cell("kunit:sanitize_mem", "policy=full"),
+                                     lines, PASSED))
+        self.assertEqual(t["kunit.sanitize_mem.verify_catches_write"]["status"], "SKIP")
+        c = cell("kunit:sanitize_mem", "policy=full run=sanitize_mem.verify_catches_write")
+        t = by_path(judge.judge_cell(c, lines, PASSED))
+        got = t["kunit.sanitize_mem.verify_catches_write"]
+        self.assertEqual(got["status"], "FAIL")
+        self.assertIn("skipped: needs sanitize_verify=1", got["message"])
+        # A case that never reported at all is missed, not forgotten.
+        c = cell("kunit:sanitize_mem", "policy=full run=sanitize_mem.no_such_case")
+        t = by_path(judge.judge_cell(c, lines, PASSED))
+        self.assertEqual(t["run.sanitize_mem.no_such_case"]["status"], "MISS")
+
     def test_bad_value_rejected(self):
         c = cell("", 'policy=full error="pages,nope"')
         t = by_path(judge.judge_cell(c, log("bad-value.log"), PASSED))
@@ -343,6 +360,42 @@ class ResultFileTest(unittest.TestCase):
         with contextlib.redirect_stdout(out):
             self.assertEqual(results.main(["summary", "--results", self.dir]), 1)
         self.assertIn("1 passed, 1 failed", out.getvalue())
+
+    def part(self):
+        """A result directory with one cell of its own and a part "real"
+        whose matrix has two cells, one of which left a result."""
+        resultfile.write(os.path.join(self.dir, "c"), cell="c", kernel="k",
+                         tests=[resultfile.test("a", "PASS")])
+        resultfile.write(os.path.join(self.dir, "real", "r1"), cell="r1", kernel="k",
+                         tests=[resultfile.test("a", "PASS"), resultfile.test("b", "PASS")])
+        matrix = os.path.join(self.dir, "matrix-real")
+        with open(matrix, "w", encoding="utf-8") as f:
+            f.write("r1 | lab-vanilla | - | guest:lifetime | policy=none\n"
+                    "r2 | lab-patched | - | guest:lifetime | policy=full\n")
+        return matrix
+
+    def summary(self, *argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            rc = results.main(["summary", "--results", self.dir, *argv])
+        return rc, out.getvalue()
+
+    def test_part_cells_are_counted_and_missing_ones_fail(self):
+        # make check's real-program cells live in build/results/real/ with
+        # their own matrix: their tests count in the one summary line, and
+        # a cell of that matrix that never reported is an error.
+        matrix = self.part()
+        rc, text = self.summary("--part", f"real={matrix}")
+        self.assertEqual(rc, 1)
+        self.assertIn("3 passed, 1 failed", text)
+        self.assertIn("r2.harness: ERROR: the cell produced no result", text)
+        # Without the part, the main directory's cell alone.
+        self.assertEqual(self.summary(), (0, self.summary()[1]))
+        self.assertIn("1 passed, 0 failed", self.summary()[1])
+
+    def test_bad_part_is_refused(self):
+        rc, _ = self.summary("--part", "real")
+        self.assertEqual(rc, 2)
 
     def test_failed_command_is_a_failed_test_with_its_errors(self):
         rc = self.verdict("bad", "echo 'ERROR off: w1 never ended' >&2; echo noise >&2; exit 3")
