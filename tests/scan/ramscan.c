@@ -6,6 +6,7 @@
  *
  *   ramscan --seed HEX --channels FILE [--key NAME=HEX]... [--json OUT] [--quiet] RAMFILE
  *   ramscan derive CHANNEL SEED-HEX
+ *   ramscan aes128 KEY-HEX
  *
  * For every channel named in FILE (tests/scan/channels: one channel per
  * line, "name [key=N] description...", '#' comments) the secret is derived
@@ -16,6 +17,20 @@
  *   head  its first 16 characters (the AES-128 key of the crypto
  *         channels), or its first N with "key=N" (a 13-byte WEP-104 key)
  *   tail  its last 16 characters
+ *
+ * A channel "name aes=OTHER" counts the AES-128 key schedules of channel
+ * OTHER's secret, read as two 16-byte keys (the head and the tail: the
+ * two keys of XTS, say), as the kernel's AES code keeps them
+ * (crypto_aes_ctx's key_enc: the FIPS-197 expansion, round key 0 being
+ * the key itself):
+ *
+ *   full  the 176 bytes of the head key's schedule
+ *   head  its round keys 1 to 10 (160 bytes), which only an expansion of
+ *         the key makes
+ *   tail  the same of the tail key
+ *
+ * counted by a memmem() pass each (they are not text).  "ramscan aes128"
+ * prints the schedule of a key, so it can be checked against FIPS-197.
  *
  * --key NAME=HEX (5 to 32 bytes): channel NAME's head is those bytes
  * instead, a key the host cannot derive from the seed (the temporal key of
@@ -63,6 +78,7 @@
 #include "secrets.h"
 
 #define MAX_NAME	64
+#define AES128_SCHEDULE	176	/* 11 round keys of 16 bytes */
 
 enum kind { FULL, HEAD, TAIL, NKINDS };
 static const char *const kind_name[NKINDS] = { "full", "head", "tail" };
@@ -73,6 +89,8 @@ struct channel {
 	size_t head_len;	/* SECRET_HALF, or N of "key=N", or the --key's */
 	unsigned char key[32];	/* --key NAME=HEX: head is these bytes */
 	int has_key;
+	int aes_of;		/* "aes=OTHER": OTHER's index, else -1 */
+	unsigned char schedule[2][AES128_SCHEDULE];	/* of the head, the tail */
 	uint64_t count[NKINDS];
 };
 
@@ -116,6 +134,7 @@ static void usage(void)
 		"usage: ramscan --seed HEX --channels FILE [--key NAME=HEX]... [--json OUT]\n"
 		"               [--quiet] RAMFILE\n"
 		"       ramscan derive CHANNEL SEED-HEX\n"
+		"       ramscan aes128 KEY-HEX\n"
 		"Counts each channel's 32-character secret (full) and its first and\n"
 		"last 16 characters (head, tail; head is the first N with key=N in\n"
 		"the channel list) in RAMFILE.  Exit 0 done, 2 error.\n");
@@ -130,6 +149,52 @@ static int valid_name(const char *s)
 		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
 			return 0;
 	return n > 0 && n <= MAX_NAME;
+}
+
+static const unsigned char aes_sbox[256] = {
+	0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76,
+	0xca, 0x82, 0xc9, 0x7d, 0xfa, 0x59, 0x47, 0xf0, 0xad, 0xd4, 0xa2, 0xaf, 0x9c, 0xa4, 0x72, 0xc0,
+	0xb7, 0xfd, 0x93, 0x26, 0x36, 0x3f, 0xf7, 0xcc, 0x34, 0xa5, 0xe5, 0xf1, 0x71, 0xd8, 0x31, 0x15,
+	0x04, 0xc7, 0x23, 0xc3, 0x18, 0x96, 0x05, 0x9a, 0x07, 0x12, 0x80, 0xe2, 0xeb, 0x27, 0xb2, 0x75,
+	0x09, 0x83, 0x2c, 0x1a, 0x1b, 0x6e, 0x5a, 0xa0, 0x52, 0x3b, 0xd6, 0xb3, 0x29, 0xe3, 0x2f, 0x84,
+	0x53, 0xd1, 0x00, 0xed, 0x20, 0xfc, 0xb1, 0x5b, 0x6a, 0xcb, 0xbe, 0x39, 0x4a, 0x4c, 0x58, 0xcf,
+	0xd0, 0xef, 0xaa, 0xfb, 0x43, 0x4d, 0x33, 0x85, 0x45, 0xf9, 0x02, 0x7f, 0x50, 0x3c, 0x9f, 0xa8,
+	0x51, 0xa3, 0x40, 0x8f, 0x92, 0x9d, 0x38, 0xf5, 0xbc, 0xb6, 0xda, 0x21, 0x10, 0xff, 0xf3, 0xd2,
+	0xcd, 0x0c, 0x13, 0xec, 0x5f, 0x97, 0x44, 0x17, 0xc4, 0xa7, 0x7e, 0x3d, 0x64, 0x5d, 0x19, 0x73,
+	0x60, 0x81, 0x4f, 0xdc, 0x22, 0x2a, 0x90, 0x88, 0x46, 0xee, 0xb8, 0x14, 0xde, 0x5e, 0x0b, 0xdb,
+	0xe0, 0x32, 0x3a, 0x0a, 0x49, 0x06, 0x24, 0x5c, 0xc2, 0xd3, 0xac, 0x62, 0x91, 0x95, 0xe4, 0x79,
+	0xe7, 0xc8, 0x37, 0x6d, 0x8d, 0xd5, 0x4e, 0xa9, 0x6c, 0x56, 0xf4, 0xea, 0x65, 0x7a, 0xae, 0x08,
+	0xba, 0x78, 0x25, 0x2e, 0x1c, 0xa6, 0xb4, 0xc6, 0xe8, 0xdd, 0x74, 0x1f, 0x4b, 0xbd, 0x8b, 0x8a,
+	0x70, 0x3e, 0xb5, 0x66, 0x48, 0x03, 0xf6, 0x0e, 0x61, 0x35, 0x57, 0xb9, 0x86, 0xc1, 0x1d, 0x9e,
+	0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
+	0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16,
+};
+
+/* The FIPS-197 key expansion of an AES-128 key, as bytes. */
+static void aes128_schedule(const unsigned char key[16], unsigned char out[AES128_SCHEDULE])
+{
+	unsigned char rcon = 0x01;
+	int i;
+
+	memcpy(out, key, 16);
+	for (i = 16; i < AES128_SCHEDULE; i += 4) {
+		unsigned char t[4];
+
+		memcpy(t, out + i - 4, 4);
+		if (i % 16 == 0) {	/* RotWord, SubWord, Rcon */
+			unsigned char t0 = t[0];
+
+			t[0] = aes_sbox[t[1]] ^ rcon;
+			t[1] = aes_sbox[t[2]];
+			t[2] = aes_sbox[t[3]];
+			t[3] = aes_sbox[t0];
+			rcon = (unsigned char)((rcon << 1) ^ (rcon & 0x80 ? 0x1b : 0));
+		}
+		out[i] = out[i - 16] ^ t[0];
+		out[i + 1] = out[i - 15] ^ t[1];
+		out[i + 2] = out[i - 14] ^ t[2];
+		out[i + 3] = out[i - 13] ^ t[3];
+	}
 }
 
 static uint64_t parse_seed_or_die(const char *s)
@@ -180,9 +245,26 @@ static void read_channels(const char *path, uint64_t seed)
 		memset(&channels[nchannels], 0, sizeof(channels[nchannels]));
 		strcpy(channels[nchannels].name, name);
 		channels[nchannels].head_len = SECRET_HALF;
+		channels[nchannels].aes_of = -1;
 		while (isspace((unsigned char)*p))
 			p++;
-		if (!strncmp(p, "key=", 4)) {
+		if (!strncmp(p, "aes=", 4)) {
+			char *of = p + 4;
+			size_t len = strcspn(of, " \t\n");
+
+			for (i = 0; i < nchannels; i++)
+				if (strlen(channels[i].name) == len &&
+				    !strncmp(channels[i].name, of, len))
+					break;
+			if (!len || i == nchannels || channels[i].aes_of >= 0)
+				die("%s:%zu: %.*s: aes= names no earlier channel with a secret of its own",
+				    path, lineno, (int)(len + 4), p);
+			channels[nchannels].aes_of = (int)i;
+			aes128_schedule((const unsigned char *)channels[i].secret,
+					channels[nchannels].schedule[0]);
+			aes128_schedule((const unsigned char *)channels[i].secret + SECRET_HALF,
+					channels[nchannels].schedule[1]);
+		} else if (!strncmp(p, "key=", 4)) {
 			char *end;
 			unsigned long n = strtoul(p + 4, &end, 10);
 
@@ -224,6 +306,8 @@ static void set_key(const char *arg)
 		die("bad --key for %.*s: 5 to 32 bytes of hex", (int)len, arg);
 	for (i = 0; i < nchannels; i++) {
 		if (strlen(channels[i].name) == len && !strncmp(channels[i].name, arg, len)) {
+			if (channels[i].aes_of >= 0)
+				die("--key for %.*s: it counts key schedules (aes=)", (int)len, arg);
 			memcpy(channels[i].key, bytes, n);
 			channels[i].head_len = n;
 			channels[i].has_key = 1;
@@ -286,6 +370,16 @@ static void build_patterns(void)
 			p->len = k == FULL ? SECRET_LEN :
 				 k == HEAD ? channels[i].head_len : SECRET_HALF;
 			p->count = &channels[i].count[k];
+			if (channels[i].aes_of >= 0) {
+				p->bytes = channels[i].schedule[k == TAIL];
+				p->len = k == FULL ? AES128_SCHEDULE : AES128_SCHEDULE - 16;
+				if (k != FULL)
+					p->bytes += 16;
+				if (nshort == sizeof(short_patterns) / sizeof(short_patterns[0]))
+					die("too many short, --key or aes= patterns");
+				short_patterns[nshort++] = p;
+				continue;
+			}
 			if (k == HEAD && channels[i].has_key) {
 				p->bytes = channels[i].key;
 				if (nshort == sizeof(short_patterns) / sizeof(short_patterns[0]))
@@ -367,8 +461,9 @@ static void scan(const unsigned char *ram, size_t size)
 /*
  * Scan the parts of the file that are not holes: guest RAM the guest
  * never touched is a hole, reads as zeroes and cannot hold a pattern (no
- * pattern contains a zero byte, so none spans a hole either), and mapping
- * it would make the kernel allocate zeroed page cache for all of it.
+ * text pattern contains a zero byte, and a key schedule is not a page of
+ * them, so none spans a hole either), and mapping it would make the
+ * kernel allocate zeroed page cache for all of it.
  * Returns the number of bytes scanned.
  */
 static size_t scan_data(int fd, const unsigned char *ram, size_t size)
@@ -446,6 +541,30 @@ static int derive_main(int argc, char **argv)
 	return 0;
 }
 
+/* ramscan aes128 KEY-HEX: the key's schedule, 176 bytes as hex. */
+static int aes128_main(int argc, char **argv)
+{
+	unsigned char key[16], out[AES128_SCHEDULE];
+	const char *h = argc == 3 ? argv[2] : "";
+	int i;
+
+	if (argc != 3 || strlen(h) != 32)
+		die("usage: ramscan aes128 KEY-HEX (32 hex digits)");
+	for (i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (!isxdigit((unsigned char)h[2 * i]) || !isxdigit((unsigned char)h[2 * i + 1]) ||
+		    sscanf(h + 2 * i, "%2x", &b) != 1)
+			die("aes128: '%s' is not 32 hex digits", h);
+		key[i] = (unsigned char)b;
+	}
+	aes128_schedule(key, out);
+	for (i = 0; i < AES128_SCHEDULE; i++)
+		printf("%02x", out[i]);
+	putchar('\n');
+	return fflush(stdout) ? 2 : 0;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -467,6 +586,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "derive"))
 		return derive_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "aes128"))
+		return aes128_main(argc, argv);
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -237,6 +237,46 @@ else
 	not_ok "--key: a binary key counted as the channel's head" "$(cat "$tmp/err")"
 fi
 
+# aes=OTHER: the AES-128 key schedules of OTHER's two halves (dm-crypt's
+# XTS keys), as the kernel's crypto_aes_ctx holds them.  The expansion is
+# pinned by FIPS-197's own example (Appendix A.1); in a file, the head
+# key's whole schedule once (full 1, head 1), its round keys once more
+# after a changed round key 0 (head 2), the tail key's round keys once
+# across a page boundary and once with one byte changed (tail 1); the
+# keys themselves, which are OTHER's, count nothing here.
+fips=$("$ramscan" aes128 2b7e151628aed2a6abf7158809cf4f3c 2>&1)
+case $fips in
+2b7e151628aed2a6abf7158809cf4f3ca0fafe17*d014f9a8c9ee2589e13f0cc8b6630ca6)
+	[ ${#fips} = 352 ] && ok "aes128: FIPS-197 A.1 key expansion" ||
+		not_ok "aes128: FIPS-197 A.1 key expansion" "${#fips} hex digits"
+	;;
+*) not_ok "aes128: FIPS-197 A.1 key expansion" "got $fips" ;;
+esac
+printf 't-key plain secret\nt-key-schedule aes=t-key its schedules\n' > "$tmp/aes-channels"
+aesram=$tmp/aesram
+head -c $((4 * page)) /dev/zero > "$aesram"
+k=$("$ramscan" derive t-key $seed)
+khex=$(printf '%s' "$k" | od -An -tx1 | tr -d ' \n')
+hs=$("$ramscan" aes128 "${khex:0:32}")
+ts=$("$ramscan" aes128 "${khex:32:32}")
+unhex "$hs" | dd of="$aesram" bs=1 seek=1000 conv=notrunc status=none
+unhex "00${hs:2}" | dd of="$aesram" bs=1 seek=3000 conv=notrunc status=none
+unhex "${ts:32}" | dd of="$aesram" bs=1 seek=$((2 * page - 50)) conv=notrunc status=none
+unhex "${ts:32:318}00" | dd of="$aesram" bs=1 seek=$((3 * page + 9)) conv=notrunc status=none
+printf '%s' "$k" | dd of="$aesram" bs=1 seek=$((3 * page + 2000)) conv=notrunc status=none
+if "$ramscan" --seed $seed --channels "$tmp/aes-channels" --json "$tmp/aes.json" \
+	"$aesram" >/dev/null 2>"$tmp/err"; then
+	r=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["channels"]
+s, k = c["t-key-schedule"], c["t-key"]
+print(s["full"], s["head"], s["tail"], k["full"], k["head"], k["tail"])' "$tmp/aes.json")
+	# t-key: its own copy, and its head once more as round key 0 of the
+	# whole schedule.
+	if [ "$r" = "1 2 1 1 2 1" ]; then ok "aes=: key schedules counted, the keys alone not"
+	else not_ok "aes=: key schedules counted, the keys alone not" "got $r, want 1 2 1 1 2 1"; fi
+else
+	not_ok "aes=: key schedules counted, the keys alone not" "$(cat "$tmp/err")"
+fi
+
 # --- the real channel list ---------------------------------------------------
 check "tests/scan/channels parses, every channel counts 0 in this file" sh -c '
 	"$1" --seed $2 --channels "$3" --json "$4" "$5" >/dev/null &&
@@ -286,6 +326,12 @@ err "error: no arguments" "$ramscan"
 err "error: --key for a channel not listed" "$ramscan" --seed 1 --channels "$tmp/channels" --key nope=0011223344 "$ram"
 err "error: --key not hex" "$ramscan" --seed 1 --channels "$tmp/channels" --key t-none=00112233zz "$ram"
 err "error: derive with a bad seed" "$ramscan" derive tty 12g
+printf 'a aes=b schedules of a later channel\nb x\n' > "$tmp/aes-later"
+printf 'a x\nb aes=a y\nc aes=b schedules of schedules\n' > "$tmp/aes-chain"
+err "error: aes= of a channel not listed before" "$ramscan" --seed 1 --channels "$tmp/aes-later" "$ram"
+err "error: aes= of an aes= channel" "$ramscan" --seed 1 --channels "$tmp/aes-chain" "$ram"
+err "error: --key for an aes= channel" "$ramscan" --seed 1 --channels "$tmp/aes-channels" --key t-key-schedule=0011223344 "$ram"
+err "error: aes128 of a short key" "$ramscan" aes128 0011
 
 # --- optional: speed on 512 MiB -------------------------------------------------
 if [ -n "${BENCH:-}" ]; then
