@@ -92,13 +92,14 @@ CELL_ENV = OBJ=$(OBJ) \
 
 .PHONY: all check check-debug check-arm64 check-arm64-mte deps deps-arm64 initramfs-arm64 trees pristine kernel initramfs accel matrix boot cell \
 	unit judge harness-tests scanner-tests config-diff lifetime lifetime-real fastpath bench bench-smoke docs-results \
-	uml bench-uml lava-jobs lava-smoke refresh series-check series-whole mbox mbox-check clean distclean help summary \
+	uml bench-uml lava-jobs lava-smoke matrix-real refresh series-check series-whole mbox mbox-check clean distclean help summary \
 	reset-results
 
 all: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory matrix; \
-	$(MAKE) --no-print-directory summary
+	$(MAKE) --no-print-directory matrix-real; \
+	$(MAKE) --no-print-directory summary $(WITH_REAL)
 
 # The tests that need no kernel run first, so a broken harness shows in
 # seconds; then the KUnit suite under User-Mode Linux (make uml: its own
@@ -116,11 +117,12 @@ check:
 		$(MAKE) --no-print-directory summary; exit 1; }
 	@$(MAKE) --no-print-directory config-diff CONFIG_DIFF_FLAGS=--brief
 	@$(MAKE) --no-print-directory matrix; \
+	$(MAKE) --no-print-directory matrix-real; \
 	$(MAKE) --no-print-directory harness-tests; \
 	$(MAKE) --no-print-directory fastpath; \
 	$(MAKE) --no-print-directory bench-smoke; \
 	$(MAKE) --no-print-directory lava-smoke; \
-	$(MAKE) --no-print-directory summary
+	$(MAKE) --no-print-directory summary $(WITH_REAL)
 
 # The debug flavour (KASAN, lockdep, UBSAN, fault injection) with stress,
 # OOM and fault cells: a sibling of make check, which it does not fit in
@@ -133,21 +135,23 @@ check-debug: initramfs accel
 
 # The channels driven by real Debian programs (issue 18): pinentry-curses on
 # a pty, kcapi-enc (AF_ALG), cryptsetup (dm-crypt), hostapd and
-# wpa_supplicant (tests/scan/channels-real, policy/matrix-real,
-# policy/lifetime-real), results in build/results/real/.
-# A sibling of make check, not part of it: its lab cells boot two more
-# kernels (lab-net-*: INET for hostapd, CRYPTO_USER for libkcapi, loop and
-# dm-crypt for cryptsetup), the distro ones lack those options (those
-# channels SKIP there), and a channel the series does not mark yet would
-# fail make check, whose table cannot say "known failing"
-# (docs/marking-gaps.md).
+# wpa_supplicant, TCP (tests/scan/channels-real, policy/matrix-real,
+# policy/lifetime-real), on the lab and distro kernels of make check, which
+# carry the options they need (Kconfig-fragments/real-programs.config).
+# Their cells run a channel list of their own, judged against a table of
+# their own, so their results go to build/results/real/ (with its own
+# lifetime.md); make and make check boot them after the matrix, and the
+# summary counts them (--part).  make lifetime-real boots them alone.
 LIFETIME_REAL = MATRIX=policy/matrix-real RESULTS=$(RESULTS)/real \
 	CHANNELS=tests/scan/channels-real LIFETIME_TABLE=policy/lifetime-real
+WITH_REAL = SUMMARY_PARTS=real=policy/matrix-real
+matrix-real:
+	@rm -rf $(RESULTS)/real && mkdir -p $(RESULTS)/real
+	@$(MAKE) --no-print-directory matrix $(LIFETIME_REAL)
 lifetime-real: initramfs accel
 	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 tests/policy.py kernels --matrix policy/matrix-real | tr '\n' ' ')"
 	@python3 tests/policy.py check
-	@rm -rf $(RESULTS)/real && mkdir -p $(RESULTS)/real
-	@$(MAKE) --no-print-directory matrix $(LIFETIME_REAL); \
+	@$(MAKE) --no-print-directory matrix-real; \
 	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/real SUMMARY_MATRIX=policy/matrix-real
 	@echo "lifetime-real: build/results/real/lifetime.md"
 
@@ -201,8 +205,9 @@ help:
 	@echo '                     and rewrite the summary (MATRIX=, RESULTS= as for make matrix)'
 	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
 	@echo '                     their table build/results/lifetime.md'
-	@echo 'make lifetime-real   the channels driven by real Debian programs (pinentry,'
-	@echo '                     kcapi-enc, cryptsetup, hostapd): build/results/real/lifetime.md'
+	@echo 'make lifetime-real   only the channels driven by real Debian programs (pinentry,'
+	@echo '                     kcapi-enc, cryptsetup, hostapd; in make check too):'
+	@echo '                     build/results/real/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
 	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'
@@ -394,9 +399,13 @@ judge:
 	@tests/harness/judge-cells.sh $(HARNESS_CELLS) $(RESULTS); \
 	$(MAKE) --no-print-directory summary
 
+# SUMMARY_PARTS: dir=matrix pairs, results of other matrices in
+# $(RESULTS)/dir counted in the same summary (make check: real=...).
 SUMMARY_MATRIX = $(MATRIX)
+SUMMARY_PARTS ?=
 summary:
-	@python3 tests/results.py summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX))
+	@python3 tests/results.py summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX)) \
+		$(foreach p,$(SUMMARY_PARTS),--part $(p))
 
 POLICY ?= full
 KERNEL ?= lab-patched

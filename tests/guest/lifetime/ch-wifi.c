@@ -330,8 +330,8 @@ static int wpa2_skip(struct result *r)
  * (-K) gives the pairwise temporal key; the parent hands it to the host
  * with the scan request ("wifi-wpa2-tk=<hex>"), which counts it as
  * channel wifi-wpa2-tk.  The channel's own count is the passphrase.
- * Needs INET (wpa2_skip()): the lab-net kernels of make lifetime-real
- * have it (docs/marking-gaps.md).
+ * Needs INET (wpa2_skip()): the kernels of make check have it
+ * (Kconfig-fragments/real-programs.config).
  */
 int ch_wifi_wpa2(const struct channel *ch, struct result *r)
 {
