@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 /*
- * The kernel options dm-crypt needs: in the lab-net kernels
- * (Kconfig-fragments/real-programs.config), not in the lab or distro base.
+ * The kernel options dm-crypt needs: in the kernels of make check
+ * (Kconfig-fragments/real-programs.config), not in the arm64 or debug ones.
  */
 #define DM_CRYPT_NEEDS	"CONFIG_BLK_DEV=y CONFIG_BLK_DEV_LOOP=y CONFIG_MD=y " \
 			"CONFIG_BLK_DEV_DM=y CONFIG_DM_CRYPT=y CONFIG_CRYPTO_XTS=y"
@@ -95,10 +95,46 @@ static int dm_crypt_io(const char *mapping, const char *image, struct result *r)
 }
 
 /*
+ * cryptsetup open NAME on IMAGE: a plain aes-xts-plain64 mapping whose key
+ * is the SECRET_LEN bytes of KEYFILE ("-": key, on its stdin), taken as
+ * they are (--hash plain: plain mode hashes a passphrase, with ripemd160 by
+ * default, and the kernel would hold the hash, not the secret).  Held at
+ * its exit in p.
+ */
+static int dm_open(struct prog *p, const char *name, const char *image, const char *keyfile,
+		   const char *key, struct result *r)
+{
+	char keybits[8], keybytes[8];
+	char *argv[] = { "cryptsetup", "open", "--batch-mode", "--disable-locks",
+			 "--type", "plain", "--cipher", "aes-xts-plain64", "--hash", "plain",
+			 "--key-size", keybits, "--key-file", (char *)keyfile,
+			 "--keyfile-size", keybytes, (char *)image, (char *)name, NULL };
+
+	snprintf(keybits, sizeof(keybits), "%d", SECRET_LEN * 8);
+	snprintf(keybytes, sizeof(keybytes), "%d", SECRET_LEN);
+	setenv("DM_DISABLE_UDEV", "1", 1);
+	return cryptsetup_run(p, argv, key, key ? SECRET_LEN : 0, r);
+}
+
+/* A file of DM_IMAGE_SIZE bytes at path, under the loop device. */
+static int dm_image(const char *path, struct result *r)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || ftruncate(fd, DM_IMAGE_SIZE)) {
+		if (fd >= 0)
+			close(fd);
+		return fail_errno(r, path);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * dm-crypt: cryptsetup (package cryptsetup-bin) opens a plain
  * aes-xts-plain64 mapping on a loop device it attaches to a file on tmpfs,
  * keyed with the secret (32 characters: XTS's two AES-128 keys, head and
- * tail); the guest writes 4 KiB through the mapping and checks that the
+ * tail, used as they are: dm_open()); the guest writes 4 KiB through the mapping and checks that the
  * file under it holds ciphertext; cryptsetup closes the mapping (the loop
  * device goes with it, autoclear).  COPIES rounds, the key given the two
  * ways a system gives it: on cryptsetup's stdin (a passphrase prompt, a
@@ -111,11 +147,7 @@ static int dm_crypt_io(const char *mapping, const char *image, struct result *r)
 int ch_dm_crypt(const struct channel *ch, struct result *r)
 {
 	struct prog open_p[COPIES], close_p[COPIES];
-	char key[SECRET_LEN], keybits[8], keybytes[8], name[32], image[128], keyfile[128];
-	char *open_argv[] = { "cryptsetup", "open", "--batch-mode", "--disable-locks",
-			      "--type", "plain", "--cipher", "aes-xts-plain64",
-			      "--key-size", keybits, "--key-file", keyfile,
-			      "--keyfile-size", keybytes, image, name, NULL };
+	char key[SECRET_LEN], name[32], image[128], keyfile[128];
 	char *close_argv[] = { "cryptsetup", "close", "--disable-locks", name, NULL };
 	const char *dir = tmp_dir();
 	int i, fd, ret = -1;
@@ -123,17 +155,9 @@ int ch_dm_crypt(const struct channel *ch, struct result *r)
 	if (!has_device("loop") || !has_device("device-mapper") ||
 	    access("/sys/module/dm_crypt", F_OK))
 		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
-	snprintf(keybits, sizeof(keybits), "%d", SECRET_LEN * 8);
-	snprintf(keybytes, sizeof(keybytes), "%d", SECRET_LEN);
-	setenv("DM_DISABLE_UDEV", "1", 1);
 	snprintf(image, sizeof(image), "%s/dm-crypt.img", dir);
-	fd = open(image, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, DM_IMAGE_SIZE)) {
-		if (fd >= 0)
-			close(fd);
-		return fail_errno(r, image);
-	}
-	close(fd);
+	if (dm_image(image, r))
+		return -1;
 	memset(open_p, 0, sizeof(open_p));
 	memset(close_p, 0, sizeof(close_p));
 	for (i = 0; i < COPIES; i++) {
@@ -147,10 +171,9 @@ int ch_dm_crypt(const struct channel *ch, struct result *r)
 				close(fd);
 			scrub(key, sizeof(key));
 			if (!ret)
-				ret = cryptsetup_run(&open_p[i], open_argv, NULL, 0, r);
+				ret = dm_open(&open_p[i], name, image, keyfile, NULL, r);
 		} else {
-			strcpy(keyfile, "-");
-			ret = cryptsetup_run(&open_p[i], open_argv, key, sizeof(key), r);
+			ret = dm_open(&open_p[i], name, image, "-", key, r);
 			scrub(key, sizeof(key));
 		}
 		if (ret || (ret = dm_crypt_io(name, image, r)) ||
@@ -174,4 +197,60 @@ out:
 	}
 	unlink(image);
 	return ret;
+}
+
+/*
+ * dm-crypt-schedule: the AES key schedules of dm-crypt's two XTS keys, as
+ * the kernel expanded them when the mappings were set up.  Nothing runs
+ * here: the host derives them from dm-crypt's secret (ramscan aes=).
+ */
+int ch_dm_crypt_schedule(const struct channel *ch, struct result *r)
+{
+	(void)ch;
+	if (!has_device("loop") || !has_device("device-mapper") ||
+	    access("/sys/module/dm_crypt", F_OK))
+		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	note(r, "the key schedules of dm-crypt's mappings, counted by the host");
+	return 0;
+}
+
+/*
+ * dm-crypt-alive: the control of the key schedule scan.  One mapping as
+ * dm-crypt's even rounds make it (the key on cryptsetup's stdin), 4 KiB
+ * through it, left open through the scan: the kernel holds the key and
+ * its schedules in the mapping's crypt_config and tfm, whatever the policy.
+ * cryptsetup is held at its exit until the release, like dm-crypt's.
+ */
+int ch_dm_crypt_alive(const struct channel *ch, struct result *r)
+{
+	static const char name[] = "lifetime-dm-alive";
+	struct prog open_p;
+	char key[SECRET_LEN], image[128];
+	int ret;
+
+	if (!has_device("loop") || !has_device("device-mapper") ||
+	    access("/sys/module/dm_crypt", F_OK))
+		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	snprintf(image, sizeof(image), "%s/dm-crypt-alive.img", tmp_dir());
+	if (dm_image(image, r))
+		return -1;
+	memset(&open_p, 0, sizeof(open_p));
+	secret_derive_n(seed, ch->name, key, SECRET_LEN);
+	ret = dm_open(&open_p, name, image, "-", key, r);
+	scrub(key, sizeof(key));
+	if (!ret)
+		ret = dm_crypt_io(name, image, r);
+	if (!ret) {
+		note(r, "mapping %s (plain, aes-xts-plain64) left open through the scan", name);
+		hold(r);
+		prog_release(&open_p);
+	}
+	prog_kill(&open_p);
+	return ret;
+}
+
+/* dm-crypt-alive-schedule: the schedules of that open mapping's keys. */
+int ch_dm_crypt_alive_schedule(const struct channel *ch, struct result *r)
+{
+	return ch_dm_crypt_schedule(ch, r);
 }

@@ -103,7 +103,7 @@ static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct re
  * on vanilla).  Eight of them, in one or two slabs, make the vanilla
  * leftover a certainty and every patched cell's 0 a stronger claim.
  */
-static int pty_pairs(const struct channel *ch, int raw, struct result *r)
+static int pty_pairs(const struct channel *ch, int raw, int open_at_scan, struct result *r)
 {
 	int m[COPIES], s[COPIES], i, good = 0, ret = 0;
 
@@ -121,8 +121,11 @@ static int pty_pairs(const struct channel *ch, int raw, struct result *r)
 		ret = fail(r, "read %d of %d lines back on the slaves", good,
 			   COPIES * LINES);
 	if (!ret) {
-		note(r, "%d lines through each of %d pty pairs, echo off%s", LINES,
-		     COPIES, raw ? ", raw mode, read byte by byte" : "");
+		note(r, "%d lines through each of %d pty pairs, echo off%s%s", LINES,
+		     COPIES, raw ? ", raw mode, read byte by byte" : "",
+		     open_at_scan ? ", the pairs open through the scan" : "");
+		if (open_at_scan)
+			resident(r);
 		hold(r);
 	}
 	for (i = 0; i < COPIES; i++) {
@@ -136,7 +139,7 @@ static int pty_pairs(const struct channel *ch, int raw, struct result *r)
 
 int ch_pty(const struct channel *ch, struct result *r)
 {
-	return pty_pairs(ch, 0, r);
+	return pty_pairs(ch, 0, 0, r);
 }
 
 /*
@@ -146,7 +149,76 @@ int ch_pty(const struct channel *ch, struct result *r)
  */
 int ch_pty_ssh(const struct channel *ch, struct result *r)
 {
-	return pty_pairs(ch, 1, r);
+	return pty_pairs(ch, 1, 0, r);
+}
+
+/*
+ * pty-ssh-open: the same, the pairs left open through the scan.  Closing
+ * them frees n_tty's read buffer and the masters' write_buf, which the tty
+ * patch marks, so pty-ssh's 0 proves the marks; with the pairs open only
+ * the clears of what was read and written can make it 0: n_tty's
+ * zero_buffer() in raw mode with echo off and the master's write_buf
+ * cleared while its slave does not echo.
+ */
+int ch_pty_ssh_open(const struct channel *ch, struct result *r)
+{
+	return pty_pairs(ch, 1, 1, r);
+}
+
+/*
+ * pty-kill: at a password prompt (canonical mode, echo off) the secret is
+ * typed, killed with ^U (VKILL) and a short word typed instead; the slave
+ * reads the word.  n_tty's eraser() only moves its read head back, so the
+ * killed characters stay in read_buf, where the word overwrites only the
+ * first of them; they never reach a reader, so zero_buffer() never sees
+ * them.  The pairs stay open through the scan (their read_buf is not
+ * freed), as a login prompt's tty does.  The master's write_buf holds the
+ * whole write too; the tty patch clears it while the slave does not echo.
+ */
+int ch_pty_kill(const struct channel *ch, struct result *r)
+{
+	static const char word[] = "\025short\n";	/* ^U, then a shorter line */
+	char line[SECRET_LEN + sizeof(word) - 1], back[64];
+	int m[COPIES], s[COPIES], i, ret = 0;
+	struct termios t;
+	const char *name;
+
+	for (i = 0; i < COPIES; i++)
+		m[i] = s[i] = -1;
+	for (i = 0; i < COPIES && !ret; i++) {
+		m[i] = posix_openpt(O_RDWR | O_NOCTTY);
+		if (m[i] < 0 || grantpt(m[i]) || unlockpt(m[i]) || !(name = ptsname(m[i])) ||
+		    (s[i] = open(name, O_RDWR | O_NOCTTY)) < 0 || tcgetattr(s[i], &t)) {
+			ret = fail_errno(r, "a pty pair");
+			break;
+		}
+		t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+		t.c_lflag |= ICANON;
+		if (tcsetattr(s[i], TCSANOW, &t)) {
+			ret = fail_errno(r, "tcsetattr on the slave");
+			break;
+		}
+		secret_derive(seed, ch->name, line);
+		memcpy(line + SECRET_LEN, word, sizeof(word) - 1);
+		if (write_full(m[i], line, sizeof(line)))
+			ret = fail_errno(r, "write to the master");
+		scrub(line, sizeof(line));
+		if (!ret && (read_line(s[i], back, sizeof(back), 10) != 5 ||
+			     memcmp(back, "short", 5)))
+			ret = fail(r, "the slave did not read the line typed after ^U");
+	}
+	if (!ret) {
+		note(r, "%d pty pairs, echo off: the secret typed, killed with ^U, \"short\" typed and read; "
+		     "open through the scan", COPIES);
+		resident(r);
+	}
+	for (i = 0; i < COPIES; i++) {
+		if (s[i] >= 0)
+			close(s[i]);
+		if (m[i] >= 0)
+			close(m[i]);
+	}
+	return ret;
 }
 
 /* Everything the master has to read now, thrown away (pinentry's screen). */

@@ -146,6 +146,10 @@ static const int main_flags[NCHANNELS] = {
 static const int real_flags[NCHANNELS_REAL] = {
 	[CHR_wifi_wpa2_tk] = FIRST,
 	[CHR_tcp_alive] = RESIDENT,
+	[CHR_pty_ssh_open] = RESIDENT,
+	[CHR_pty_kill] = RESIDENT,
+	[CHR_dm_crypt_schedule] = FIRST,
+	[CHR_dm_crypt_alive_schedule] = FIRST,
 };
 
 #define MAXCHANNELS	(NCHANNELS + NCHANNELS_REAL)
