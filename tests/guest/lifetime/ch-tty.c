@@ -51,7 +51,10 @@ int ch_tty(const struct channel *ch, struct result *r)
  * read back on the slave with echo off.  Returns how many lines came back
  * right, -1 (fail()'d) on error; *m and *s are the pair, -1 if not open.
  */
-static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct result *r)
+static void drain(int fd);
+
+static int pty_pair(const struct channel *ch, int *m, int *s, int raw, int echo,
+		    struct result *r)
 {
 	char line[SECRET_LEN + 1], back[128];
 	struct termios t;
@@ -70,6 +73,8 @@ static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct re
 		return fail_errno(r, "tcgetattr on the slave");
 	t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
 	t.c_lflag |= ICANON;
+	if (echo)	/* a shell prompt: canonical, echoed */
+		t.c_lflag |= ECHO | ECHOE | ECHOK;
 	if (raw) {	/* as a password prompt in raw mode: byte by byte, no echo */
 		t.c_lflag &= ~(tcflag_t)(ICANON | ISIG | IEXTEN);
 		t.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
@@ -92,6 +97,8 @@ static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct re
 		good += n == SECRET_LEN && secret_equal_n(seed, ch->name, back, SECRET_LEN);
 	}
 	scrub(back, sizeof(back));
+	if (echo)	/* the terminal reads what was echoed, as a screen does */
+		drain(*m);
 	return good;
 }
 
@@ -103,14 +110,15 @@ static int pty_pair(const struct channel *ch, int *m, int *s, int raw, struct re
  * on vanilla).  Eight of them, in one or two slabs, make the vanilla
  * leftover a certainty and every patched cell's 0 a stronger claim.
  */
-static int pty_pairs(const struct channel *ch, int raw, int open_at_scan, struct result *r)
+static int pty_pairs(const struct channel *ch, int raw, int echo, int open_at_scan,
+		     struct result *r)
 {
 	int m[COPIES], s[COPIES], i, good = 0, ret = 0;
 
 	for (i = 0; i < COPIES; i++)
 		m[i] = s[i] = -1;
 	for (i = 0; i < COPIES && !ret; i++) {
-		int n = pty_pair(ch, &m[i], &s[i], raw, r);
+		int n = pty_pair(ch, &m[i], &s[i], raw, echo, r);
 
 		if (n < 0)
 			ret = -1;
@@ -121,8 +129,8 @@ static int pty_pairs(const struct channel *ch, int raw, int open_at_scan, struct
 		ret = fail(r, "read %d of %d lines back on the slaves", good,
 			   COPIES * LINES);
 	if (!ret) {
-		note(r, "%d lines through each of %d pty pairs, echo off%s%s", LINES,
-		     COPIES, raw ? ", raw mode, read byte by byte" : "",
+		note(r, "%d lines through each of %d pty pairs, echo %s%s%s", LINES,
+		     COPIES, echo ? "on" : "off", raw ? ", raw mode, read byte by byte" : "",
 		     open_at_scan ? ", the pairs open through the scan" : "");
 		if (open_at_scan)
 			resident(r);
@@ -139,7 +147,7 @@ static int pty_pairs(const struct channel *ch, int raw, int open_at_scan, struct
 
 int ch_pty(const struct channel *ch, struct result *r)
 {
-	return pty_pairs(ch, 0, 0, r);
+	return pty_pairs(ch, 0, 0, 0, r);
 }
 
 /*
@@ -149,7 +157,7 @@ int ch_pty(const struct channel *ch, struct result *r)
  */
 int ch_pty_ssh(const struct channel *ch, struct result *r)
 {
-	return pty_pairs(ch, 1, 0, r);
+	return pty_pairs(ch, 1, 0, 0, r);
 }
 
 /*
@@ -162,7 +170,19 @@ int ch_pty_ssh(const struct channel *ch, struct result *r)
  */
 int ch_pty_ssh_open(const struct channel *ch, struct result *r)
 {
-	return pty_pairs(ch, 1, 1, r);
+	return pty_pairs(ch, 1, 0, 1, r);
+}
+
+/*
+ * tty-echo: the secret typed at a shell prompt that echoes it (canonical,
+ * ECHO on), read on the slave, the echo read on the master; the pairs
+ * closed.  Nothing marks echoed input as secret (it was shown on the
+ * screen): what is left is in n_tty's read and echo buffers of both sides
+ * and the master's write_buf, all freed when the pairs close.
+ */
+int ch_tty_echo(const struct channel *ch, struct result *r)
+{
+	return pty_pairs(ch, 0, 1, 0, r);
 }
 
 /*
