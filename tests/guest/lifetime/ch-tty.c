@@ -46,20 +46,17 @@ int ch_tty(const struct channel *ch, struct result *r)
 	return 0;
 }
 
-/*
- * One pty pair: the secret written LINES times as a line to the master,
- * read back on the slave with echo off.  Returns how many lines came back
- * right, -1 (fail()'d) on error; *m and *s are the pair, -1 if not open.
- */
 static void drain(int fd);
 
-static int pty_pair(const struct channel *ch, int *m, int *s, int raw, int echo,
-		    struct result *r)
+/*
+ * Open a pty pair, the slave canonical with echo off, or echoing (a shell
+ * prompt), or raw with echo off (a password read byte by byte).  0, or -1
+ * (fail()'d); *m and *s are the pair, -1 if not open.
+ */
+static int pty_open(int *m, int *s, int raw, int echo, struct result *r)
 {
-	char line[SECRET_LEN + 1], back[128];
 	struct termios t;
 	const char *name;
-	int i, good = 0;
 
 	*m = posix_openpt(O_RDWR | O_NOCTTY);
 	if (*m < 0)
@@ -83,6 +80,36 @@ static int pty_pair(const struct channel *ch, int *m, int *s, int raw, int echo,
 	}
 	if (tcsetattr(*s, TCSANOW, &t))
 		return fail_errno(r, "tcsetattr on the slave");
+	return 0;
+}
+
+/* Close the pairs pty_open() opened (-1: not open). */
+static void pty_close(int *m, int *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] >= 0)
+			close(s[i]);
+		if (m[i] >= 0)
+			close(m[i]);
+	}
+}
+
+/*
+ * One pty pair: the secret written LINES times as a line to the master,
+ * read back on the slave (echo off, or on: then the echo is read on the
+ * master).  Returns how many lines came back right, -1 (fail()'d) on
+ * error; *m and *s are the pair, -1 if not open.
+ */
+static int pty_pair(const struct channel *ch, int *m, int *s, int raw, int echo,
+		    struct result *r)
+{
+	char line[SECRET_LEN + 1], back[128];
+	int i, good = 0;
+
+	if (pty_open(m, s, raw, echo, r))
+		return -1;
 	secret_derive(seed, ch->name, line);
 	line[SECRET_LEN] = raw ? '\r' : '\n';
 	for (i = 0; i < LINES; i++)
@@ -136,12 +163,7 @@ static int pty_pairs(const struct channel *ch, int raw, int echo, int open_at_sc
 			resident(r);
 		hold(r);
 	}
-	for (i = 0; i < COPIES; i++) {
-		if (s[i] >= 0)
-			close(s[i]);
-		if (m[i] >= 0)
-			close(m[i]);
-	}
+	pty_close(m, s, COPIES);
 	return ret;
 }
 
@@ -200,22 +222,12 @@ int ch_pty_kill(const struct channel *ch, struct result *r)
 	static const char word[] = "\025short\n";	/* ^U, then a shorter line */
 	char line[SECRET_LEN + sizeof(word) - 1], back[64];
 	int m[COPIES], s[COPIES], i, ret = 0;
-	struct termios t;
-	const char *name;
 
 	for (i = 0; i < COPIES; i++)
 		m[i] = s[i] = -1;
 	for (i = 0; i < COPIES && !ret; i++) {
-		m[i] = posix_openpt(O_RDWR | O_NOCTTY);
-		if (m[i] < 0 || grantpt(m[i]) || unlockpt(m[i]) || !(name = ptsname(m[i])) ||
-		    (s[i] = open(name, O_RDWR | O_NOCTTY)) < 0 || tcgetattr(s[i], &t)) {
-			ret = fail_errno(r, "a pty pair");
-			break;
-		}
-		t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
-		t.c_lflag |= ICANON;
-		if (tcsetattr(s[i], TCSANOW, &t)) {
-			ret = fail_errno(r, "tcsetattr on the slave");
+		if (pty_open(&m[i], &s[i], 0, 0, r)) {
+			ret = -1;
 			break;
 		}
 		secret_derive(seed, ch->name, line);
@@ -232,12 +244,7 @@ int ch_pty_kill(const struct channel *ch, struct result *r)
 		     "open through the scan", COPIES);
 		resident(r);
 	}
-	for (i = 0; i < COPIES; i++) {
-		if (s[i] >= 0)
-			close(s[i]);
-		if (m[i] >= 0)
-			close(m[i]);
-	}
+	pty_close(m, s, COPIES);
 	return ret;
 }
 
