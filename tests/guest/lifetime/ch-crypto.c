@@ -261,14 +261,17 @@ int ch_afalg_aead_plain(const struct channel *ch, struct result *r)
 /*
  * afalg-kcapi (channels-real): kcapi-enc (package kcapi-tools) encrypts
  * the public text with cbc(aes) through AF_ALG, the key (head = AES-128)
- * given on a pipe (--keyfd), COPIES times, each a process of its own held
- * at its exit until the release.
+ * given on --keyfd, COPIES times, each a process of its own held at its
+ * exit until the release.  The fd is a pipe in even runs and a key file on
+ * tmpfs in odd ones (removed at the release), the two ways a script hands
+ * kcapi-enc a key: with pipes alone, what reuses the freed pipe pages
+ * before the scan left vanilla as few as 1 copy, a fragile control.
  */
 int ch_afalg_kcapi(const struct channel *ch, struct result *r)
 {
 	static const char text[] = PUBLIC_TEXT;
 	struct prog p[COPIES];
-	char key[SECRET_HALF], ct[256], fdnum[16];
+	char key[SECRET_HALF], ct[256], fdnum[16], keyfile[128];
 	char *argv[] = { "kcapi-enc", "-q", "-e", "-c", "cbc(aes)", "--iv",
 			 "00000000000000000000000000000000", "--keyfd", fdnum, NULL };
 	int i, ret = -1, null;
@@ -297,7 +300,14 @@ int ch_afalg_kcapi(const struct channel *ch, struct result *r)
 			goto out;
 		}
 		secret_derive_n(seed, ch->name, key, SECRET_HALF);
-		n = write(kp[1], key, sizeof(key));
+		if (i % 2) {	/* a key file: kp[0] reads it, kp[1] wrote it */
+			snprintf(keyfile, sizeof(keyfile), "%s/afalg-kcapi%d.key", tmp_dir(), i);
+			close(kp[0]);
+			close(kp[1]);
+			kp[1] = open(keyfile, O_WRONLY | O_CREAT | O_TRUNC, 0400);
+			kp[0] = open(keyfile, O_RDONLY);
+		}
+		n = kp[0] < 0 || kp[1] < 0 ? -1 : write(kp[1], key, sizeof(key));
 		scrub(key, sizeof(key));
 		close(kp[1]);
 		if (n != (ssize_t)sizeof(key) || write_full(in[1], text, sizeof(text) - 1)) {
@@ -331,7 +341,8 @@ int ch_afalg_kcapi(const struct channel *ch, struct result *r)
 			goto out;
 		}
 	}
-	note(r, "%d runs of kcapi-enc cbc(aes), key on --keyfd, %zd bytes out each", COPIES, n);
+	note(r, "%d runs of kcapi-enc cbc(aes), key on --keyfd (a pipe or a key file), %zd bytes out each",
+	     COPIES, n);
 	hold(r);
 	ret = 0;
 out:
@@ -339,6 +350,8 @@ out:
 		if (!ret)
 			prog_release(&p[i]);
 		prog_kill(&p[i]);
+		snprintf(keyfile, sizeof(keyfile), "%s/afalg-kcapi%d.key", tmp_dir(), i);
+		unlink(keyfile);
 	}
 	if (null >= 0)
 		close(null);
