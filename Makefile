@@ -199,6 +199,8 @@ help:
 	@echo '                     Debian'"'"'s config, and why'
 	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
 	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
+	@echo 'make matrix-real     boot the cells of policy/matrix-real (the real programs'"'"
+	@echo '                     channels) into build/results/real/ without rebuilding'
 	@echo 'make cell CELL=name  boot one cell and judge it'
 	@echo 'make judge           judge again the saved console logs of build/results/<cell>/'
 	@echo '                     (and the broken cells of harness-tests) without booting,'
