@@ -27,6 +27,13 @@ static int has_device(const char *name)
 	return strstr(text, want) != NULL;
 }
 
+/* Does the kernel lack the loop driver, device mapper or dm-crypt? */
+static int dm_crypt_missing(void)
+{
+	return !has_device("loop") || !has_device("device-mapper") ||
+	       access("/sys/module/dm_crypt", F_OK);
+}
+
 #define DM_IMAGE_SIZE	(1 << 20)	/* the loop device's file on tmpfs */
 #define DM_SECTORS	8		/* 4 KiB of the public text through the mapping */
 
@@ -152,8 +159,7 @@ int ch_dm_crypt(const struct channel *ch, struct result *r)
 	const char *dir = tmp_dir();
 	int i, fd, ret = -1;
 
-	if (!has_device("loop") || !has_device("device-mapper") ||
-	    access("/sys/module/dm_crypt", F_OK))
+	if (dm_crypt_missing())
 		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
 	snprintf(image, sizeof(image), "%s/dm-crypt.img", dir);
 	if (dm_image(image, r))
@@ -207,8 +213,7 @@ out:
 int ch_dm_crypt_schedule(const struct channel *ch, struct result *r)
 {
 	(void)ch;
-	if (!has_device("loop") || !has_device("device-mapper") ||
-	    access("/sys/module/dm_crypt", F_OK))
+	if (dm_crypt_missing())
 		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
 	note(r, "the key schedules of dm-crypt's mappings, counted by the host");
 	return 0;
@@ -228,8 +233,7 @@ int ch_dm_crypt_alive(const struct channel *ch, struct result *r)
 	char key[SECRET_LEN], image[128];
 	int ret;
 
-	if (!has_device("loop") || !has_device("device-mapper") ||
-	    access("/sys/module/dm_crypt", F_OK))
+	if (dm_crypt_missing())
 		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
 	snprintf(image, sizeof(image), "%s/dm-crypt-alive.img", tmp_dir());
 	if (dm_image(image, r))
