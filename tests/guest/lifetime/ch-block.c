@@ -27,11 +27,18 @@ static int has_device(const char *name)
 	return strstr(text, want) != NULL;
 }
 
-/* Does the kernel lack the loop driver, device mapper or dm-crypt? */
-static int dm_crypt_missing(void)
+/*
+ * The dm-crypt channels need the loop driver, device mapper and dm-crypt:
+ * without them, record the skip and return 1 (as wpa2_skip() does for
+ * the wifi channels).  Asked before any secret is derived.
+ */
+static int dm_crypt_skip(struct result *r)
 {
-	return !has_device("loop") || !has_device("device-mapper") ||
-	       access("/sys/module/dm_crypt", F_OK);
+	if (has_device("loop") && has_device("device-mapper") &&
+	    !access("/sys/module/dm_crypt", F_OK))
+		return 0;
+	skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	return 1;
 }
 
 #define DM_IMAGE_SIZE	(1 << 20)	/* the loop device's file on tmpfs */
@@ -159,8 +166,8 @@ int ch_dm_crypt(const struct channel *ch, struct result *r)
 	const char *dir = tmp_dir();
 	int i, fd, ret = -1;
 
-	if (dm_crypt_missing())
-		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	if (dm_crypt_skip(r))
+		return 0;
 	snprintf(image, sizeof(image), "%s/dm-crypt.img", dir);
 	if (dm_image(image, r))
 		return -1;
@@ -213,8 +220,8 @@ out:
 int ch_dm_crypt_schedule(const struct channel *ch, struct result *r)
 {
 	(void)ch;
-	if (dm_crypt_missing())
-		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	if (dm_crypt_skip(r))
+		return 0;
 	note(r, "the key schedules of dm-crypt's mappings, counted by the host");
 	return 0;
 }
@@ -233,8 +240,8 @@ int ch_dm_crypt_alive(const struct channel *ch, struct result *r)
 	char key[SECRET_LEN], image[128];
 	int ret;
 
-	if (dm_crypt_missing())
-		return skip(r, "kernel has no BLK_DEV_LOOP or DM_CRYPT (needs " DM_CRYPT_NEEDS ")");
+	if (dm_crypt_skip(r))
+		return 0;
 	snprintf(image, sizeof(image), "%s/dm-crypt-alive.img", tmp_dir());
 	if (dm_image(image, r))
 		return -1;
