@@ -562,6 +562,8 @@ refresh:
 # (KTAP in build/results/series-check.txt); then the whole-series checks.
 # Both run even if the first fails; the target fails if either does.
 series-check: trees
+	@# checkpatch.pl's SPDX check of new files runs scripts/spdxcheck.py.
+	@$(MAKE) --no-print-directory deps PACKAGES="python3-ply python3-git"
 	@start=$$(date +%s); rc=0; \
 	OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
 		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" \

@@ -109,7 +109,8 @@ class MatrixTest(TempDirTest):
             self.assertTrue(cells, m)
         full = {c["cell"]: c for c in policy.read_matrix(os.path.join(TOP, "policy", "matrix"))}
         self.assertEqual(full["verify"]["expect"]["report"],
-                         "sanitize_mem.verify_page sanitize_mem.verify_slab")
+                         "sanitize_mem.verify_page sanitize_mem.verify_slab "
+                         "sanitize_mem.slab_zalloc_after_free")
         self.assertEqual(full["distro-full"]["expect"]["mem"], "1024")
 
     def test_known_keys(self):

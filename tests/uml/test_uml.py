@@ -88,8 +88,10 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(cb("kmalloc-64", {"slab"}), 64)
         self.assertEqual(cb("kmalloc-64", {"pages"}), 0)
         self.assertEqual(cb("kmalloc-sens-256", set()), 256)
-        # kzalloc: one clear, two where clear once cannot skip the second
-        self.assertEqual(cb("kzalloc-256", {"pages", "slab"}), 256)
+        # kzalloc: one clear, two where slab zeroes on free and the
+        # allocation clears again, which only the "once" opt-in skips
+        self.assertEqual(cb("kzalloc-256", {"pages", "slab"}), 512)
+        self.assertEqual(cb("kzalloc-256", {"pages", "slab", "clear-once-slab"}), 256)
         self.assertEqual(cb("kzalloc-256", {"slab"}), 512)
         self.assertEqual(cb("kzalloc-256", set()), 256)
         self.assertEqual(cb("page-o2", {"pages"}), 16384)
@@ -114,6 +116,12 @@ class BenchTest(unittest.TestCase):
     def test_components(self):
         self.assertEqual(uml.policy_components(
             ["x", "sanitize_mem: policy=full (pages,slab,stack)"]), {"pages", "slab", "stack"})
+        self.assertEqual(uml.policy_components(
+            ["sanitize_mem: policy=full (pages slab stack) clear-once=pages,slab"]),
+            {"pages", "slab", "stack", "clear-once-slab"})
+        self.assertEqual(uml.policy_components(
+            ["sanitize_mem: policy=full (pages slab stack) clear-once=pages verify"]),
+            {"pages", "slab", "stack"})
         self.assertIsNone(uml.policy_components(["no policy line"]))
 
 

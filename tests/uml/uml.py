@@ -232,13 +232,13 @@ def cleared_bytes(bench, components):
     m = re.fullmatch(r"kmalloc-sens-(\d+)", bench)
     if m:
         return int(m.group(1))
-    # kzalloc: once, unless slab zeroes on free and new slabs are not
-    # known zero (no pages, and policy/uml gives no init_on_alloc=1), where
-    # the allocation clears again (clear-once=none).
+    # kzalloc: once, unless slab zeroes on free and the allocation clears
+    # again: always, but where the kernel says clear-once=...slab (the
+    # "once" opt-in, reported as the pseudo-component "clear-once-slab").
     m = re.fullmatch(r"kzalloc-(\d+)", bench)
     if m:
         n = int(m.group(1))
-        return 2 * n if "slab" in components and "pages" not in components else n
+        return 2 * n if "slab" in components and "clear-once-slab" not in components else n
     if bench == "cache-plain":
         return 256 if "slab" in components else 0
     if bench == "cache-sanitize":
@@ -256,10 +256,15 @@ def cleared_bytes(bench, components):
 
 
 def policy_components(lines):
+    """The components of the boot line, and "clear-once-slab" where it says
+    the slab's alloc-time clear is skipped."""
     for line in lines:
-        m = re.search(r"sanitize_mem: policy=\S+ \(([^)]*)\)", line)
+        m = re.search(r"sanitize_mem: policy=\S+ \(([^)]*)\)(?: clear-once=(\S+))?", line)
         if m:
-            return {p for p in re.split(r"[,\s]+", m.group(1)) if p in ("pages", "slab", "stack")}
+            comps = {p for p in re.split(r"[,\s]+", m.group(1)) if p in ("pages", "slab", "stack")}
+            if "slab" in (m.group(2) or "").split(","):
+                comps.add("clear-once-slab")
+            return comps
     return None
 
 
