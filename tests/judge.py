@@ -32,7 +32,8 @@ FATAL = re.compile(
     r"sanitize_mem: write after free"
 )
 BOOT_LINE = re.compile(r"sanitize_mem: policy=(?P<policy>\S+) \((?P<parts>[^)]*)\)"
-                       r"(?: clear-once=(?P<clear_once>[a-z,]+))?")
+                       r"(?: clear-once=(?P<clear_once>[a-z,]+))?"
+                       r"(?: requested=(?P<requested>[a-z,]+))?")
 REJECT_LINE = re.compile(r'sanitize_mem: invalid value "(?P<value>[^"]*)"')
 # A policy is a word of DESIGN.md's vocabulary or a comma list of them: a
 # kernel warning printed on the serial console while the guest writes this
@@ -42,6 +43,9 @@ REPORTED = re.compile(r"^HARNESS: policy=(?P<policy>(?:none|off|full|pages|slab|
 # The same for /sys/kernel/mm/sanitize/clear_once.
 REPORTED_CLEAR_ONCE = re.compile(r"^HARNESS: clear-once=(?P<value>none|(?:pages|slab)"
                                  r"(?:,(?:pages|slab))*)")
+# The same for /sys/kernel/mm/sanitize/requested.
+REPORTED_REQUESTED = re.compile(r"^HARNESS: requested=(?P<value>(?:off|full|pages|slab|stack)"
+                                r"(?:,(?:pages|slab|stack))*)")
 
 
 def find_cell(cells, name):
@@ -179,6 +183,8 @@ def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
         add("policy", *judge_policy(want, lines))
     if "clear-once" in expect:
         add("clear_once", *judge_clear_once(expect["clear-once"], lines))
+    if "requested" in expect:
+        add("requested", *judge_requested(expect["requested"], lines))
     if "error" in expect:
         add("invalid_value", *judge_reject(expect["error"], lines))
     elif any(REJECT_LINE.search(line) for line in lines):
@@ -255,6 +261,23 @@ def judge_clear_once(want, lines):
         got = reported[-1] if reported else None
         return "FAIL", f"/sys/kernel/mm/sanitize/clear_once says {got!r}, expected {want!r}"
     return "PASS", f"clear-once={want} in the boot line and in sysfs"
+
+
+def judge_requested(want, lines):
+    """What sanitize_mem= asked for, before init_on_free=1 added to it: the
+    boot line's requested= (printed only where it differs from policy=)
+    and /sys/kernel/mm/sanitize/requested (the guest's HARNESS line)."""
+    booted = [m for m in map(BOOT_LINE.search, lines) if m]
+    reported = [m.group("value") for m in map(REPORTED_REQUESTED.match, lines) if m]
+    if len(booted) != 1:
+        return "FAIL", f"expected one 'sanitize_mem: policy=' boot line, found {len(booted)}"
+    said = booted[0].group("requested") or booted[0].group("policy")
+    if said != want:
+        return "FAIL", f"boot line says requested={said}, expected {want}"
+    if not reported or reported[-1] != want:
+        got = reported[-1] if reported else None
+        return "FAIL", f"/sys/kernel/mm/sanitize/requested says {got!r}, expected {want!r}"
+    return "PASS", f"requested={want} in the boot line and in sysfs"
 
 
 def judge_reject(value, lines):

@@ -178,6 +178,9 @@ EXPECT_KEYS = {
               "(tests/judge.py)",
     "run": "<suite>.<case> the cell exists to run, repeatable: its SKIP is a FAIL "
            "(tests/judge.py)",
+    "requested": "what sanitize_mem= asked for before init_on_free=1 added to it, "
+                 "as the boot line and /sys/kernel/mm/sanitize/requested say "
+                 "(tests/judge.py)",
     "timeout": "boot budget in seconds (tests/run-cell.sh, LAVA)",
     "mem": "guest RAM in MiB (tests/run-cell.sh)",
     "machine": "extra options of QEMU's -machine, comma-separated: "

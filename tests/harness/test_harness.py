@@ -111,6 +111,24 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(t["clear_once"]["status"], "FAIL")
         self.assertIn("clear-once=", t["clear_once"]["message"])
 
+    def test_requested_tells_init_on_free_from_the_policy(self):
+        iof = ["[    0.000000] sanitize_mem: policy=pages,slab (pages slab) "
+               "clear-once=pages requested=off",
+               "HARNESS: policy=pages,slab", "HARNESS: requested=off"]
+        t = by_path(judge.judge_cell(cell("", "policy=pages,slab requested=off"), iof, PASSED))
+        self.assertEqual(t["requested"]["status"], "PASS")
+        t = by_path(judge.judge_cell(cell("", "policy=pages,slab requested=pages,slab"),
+                                     iof, PASSED))
+        self.assertEqual(t["requested"]["status"], "FAIL")
+        self.assertIn("requested=off", t["requested"]["message"])
+        # Not printed where it is the policy; sysfs must still say it.
+        same = ["sanitize_mem: policy=full (pages slab stack) clear-once=pages",
+                "HARNESS: policy=full", "HARNESS: requested=full"]
+        t = by_path(judge.judge_cell(cell("", "policy=full requested=full"), same, PASSED))
+        self.assertEqual(t["requested"]["status"], "PASS")
+        t = by_path(judge.judge_cell(cell("", "policy=full requested=full"), same[:2], PASSED))
+        self.assertEqual(t["requested"]["status"], "FAIL")
+
     def test_warning_fails_boot_with_context(self):
         t = by_path(judge.judge_cell(cell("", "policy=none", "lab-vanilla"),
                                        log("warning.log"), PASSED))
