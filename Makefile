@@ -184,7 +184,7 @@ check-arm64-mte: $(QEMU_BACKPORTS)
 		ARM64_RESULTS=$(RESULTS)/arm64-mte
 
 help:
-	@echo 'make                 install missing packages, build both kernels and the'
+	@echo 'make                 install missing packages, build every kernel and the'
 	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
 	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
 	@echo 'make unit            the harness tests that need no kernel (policy/ loader, judge'
@@ -212,7 +212,7 @@ help:
 	@echo '                     build/results/real/lifetime.md'
 	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
 	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
-	@echo 'make fastpath        compare the fast paths of both kernels (keys off; frames)'
+	@echo 'make fastpath        compare the fast paths of the lab kernels (keys off; frames)'
 	@echo 'make check-debug     the debug kernel (KASAN, lockdep, faults): stress, OOM, faults'
 	@echo 'make check-arm64     the arm64 kernels on QEMU'"'"'s virt machine: vanilla, off, full,'
 	@echo '                     verify, bad input (policy/matrix-arm64; build/results/arm64/)'

@@ -35,7 +35,7 @@ BOOT_LINE = re.compile(r"sanitize_mem: policy=(?P<policy>\S+) \((?P<parts>[^)]*)
                        r"(?: clear-once=(?P<clear_once>[a-z,]+))?"
                        r"(?: requested=(?P<requested>[a-z,]+))?")
 REJECT_LINE = re.compile(r'sanitize_mem: invalid value "(?P<value>[^"]*)"')
-# A policy is a word of DESIGN.md's vocabulary or a comma list of them: a
+# A policy is a word of the design's vocabulary (docs/design.md) or a comma list of them: a
 # kernel warning printed on the serial console while the guest writes this
 # line can follow it with no line break ("pages,stackclocksource: ...").
 REPORTED = re.compile(r"^HARNESS: policy=(?P<policy>(?:none|off|full|pages|slab|stack)"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# /sys/kernel/mm/sanitize/ as DESIGN.md promises it: the policy is
+# /sys/kernel/mm/sanitize/ as docs/design.md promises it: the policy is
 # read-only, every component has objects and bytes counters, and the
 # counters of the components the policy enables really move.
 dir=/sys/kernel/mm/sanitize
