@@ -247,37 +247,38 @@ def judge_policy(want, lines):
     return "PASS", f"policy={want} in the boot line and in sysfs"
 
 
+def boot_and_sysfs(key, sysfs, said, reported, want):
+    """One value the kernel states twice: on its boot line (key=said) and in
+    /sys/kernel/mm/sanitize/<sysfs> (the guest's HARNESS lines, reported)."""
+    if said != want:
+        return "FAIL", f"boot line says {key}={said}, expected {want}"
+    if not reported or reported[-1] != want:
+        got = reported[-1] if reported else None
+        return "FAIL", f"/sys/kernel/mm/sanitize/{sysfs} says {got!r}, expected {want!r}"
+    return "PASS", f"{key}={want} in the boot line and in sysfs"
+
+
 def judge_clear_once(want, lines):
     """Which alloc-time clears the kernel skips: the boot line's clear-once=
-    and /sys/kernel/mm/sanitize/clear_once (the guest's HARNESS line)."""
+    and /sys/kernel/mm/sanitize/clear_once."""
     booted = [m.group("clear_once") for m in map(BOOT_LINE.search, lines) if m]
     reported = [m.group("value") for m in map(REPORTED_CLEAR_ONCE.match, lines) if m]
     if len(booted) != 1 or booted[0] is None:
         return "FAIL", "expected one boot line with clear-once=, found " \
             f"{len(booted)} ({', '.join(map(str, booted)) or 'none'})"
-    if booted[0] != want:
-        return "FAIL", f"boot line says clear-once={booted[0]}, expected {want}"
-    if not reported or reported[-1] != want:
-        got = reported[-1] if reported else None
-        return "FAIL", f"/sys/kernel/mm/sanitize/clear_once says {got!r}, expected {want!r}"
-    return "PASS", f"clear-once={want} in the boot line and in sysfs"
+    return boot_and_sysfs("clear-once", "clear_once", booted[0], reported, want)
 
 
 def judge_requested(want, lines):
     """What sanitize_mem= asked for, before init_on_free=1 added to it: the
     boot line's requested= (printed only where it differs from policy=)
-    and /sys/kernel/mm/sanitize/requested (the guest's HARNESS line)."""
+    and /sys/kernel/mm/sanitize/requested."""
     booted = [m for m in map(BOOT_LINE.search, lines) if m]
     reported = [m.group("value") for m in map(REPORTED_REQUESTED.match, lines) if m]
     if len(booted) != 1:
         return "FAIL", f"expected one 'sanitize_mem: policy=' boot line, found {len(booted)}"
     said = booted[0].group("requested") or booted[0].group("policy")
-    if said != want:
-        return "FAIL", f"boot line says requested={said}, expected {want}"
-    if not reported or reported[-1] != want:
-        got = reported[-1] if reported else None
-        return "FAIL", f"/sys/kernel/mm/sanitize/requested says {got!r}, expected {want!r}"
-    return "PASS", f"requested={want} in the boot line and in sysfs"
+    return boot_and_sysfs("requested", "requested", said, reported, want)
 
 
 def judge_reject(value, lines):
