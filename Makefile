@@ -51,6 +51,12 @@ export CCACHE_DEPEND := 1
 export CCACHE_BASEDIR := $(B)
 export SRC STAMP
 export PATCHES := $(TOP)/src-patches
+# The harness's library is the package tests/harness/ (its command line:
+# python3 -m harness); the scripts make runs find it, and the bench's
+# modules, through this.
+export PYTHONPATH := $(TOP)/tests
+# make's $(shell) does not see exported variables (GNU make before 4.4).
+HARNESS := PYTHONPATH=$(TOP)/tests python3 -m harness
 
 # Every kernel is named in policy/kernels (tree x flavour, its fragments)
 # and built in build/obj/<name>/; the distro flavours take Debian's own
@@ -59,32 +65,33 @@ DEBIAN_CONFIG ?= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 export DEBIAN_CONFIG
 # The kernels to build: those the matrix, the harness's own cells and the
 # bench boot (make kernel KERNELS="lab-patched" builds just one).
-KERNELS ?= $(shell python3 tests/policy.py kernels --matrix $(MATRIX) \
-	--matrix tests/harness/broken.matrix --bench policy/bench)
-# A kernel's architecture (policy/kernels) and boot image
-# (arch/x86/boot/bzImage, arch/arm64/boot/Image).
-arch_of = $(shell eval "$$(python3 tests/policy.py kernel $(1))" && echo $$arch)
-image = $(OBJ)/$(1)/$(shell how=$$(qemu-boot/arch.sh $(call arch_of,$(1))) && eval "$$how" && echo $$image)
+KERNELS ?= $(shell $(HARNESS) kernels --matrix $(MATRIX) \
+	--matrix tests/selftest/broken.matrix --bench policy/bench)
+# A kernel's architecture (policy/kernels) and boot image (policy/arches).
+arch_of = $(shell eval "$$($(HARNESS) kernel $(1))" && echo $$arch)
+image = $(OBJ)/$(1)/$(shell $(HARNESS) arch $(call arch_of,$(1)) image)
 
 INITRD := $(B)/initramfs.cpio
 RAMSCAN := $(B)/tools/ramscan
 # Guest tests: static C programs and busybox shell scripts, installed in the
 # initramfs under their name without extension.
 GUEST_C_PROGRAMS := $(patsubst tests/guest/%.c,%,$(wildcard tests/guest/*.c)) lifetime
+# The shell tests print KTAP through one helper they source
+# (tests/guest/lib/ktap.sh, installed beside them as ktap.sh).
 GUEST_SCRIPTS := $(patsubst tests/guest/%.sh,$(B)/guest/%,$(wildcard tests/guest/*.sh)) \
-	$(wildcard tests/harness/guest/*)
+	$(B)/guest/ktap.sh $(wildcard tests/selftest/guest/*)
 GUEST_PROGRAMS := $(addprefix $(B)/guest/,$(GUEST_C_PROGRAMS)) $(GUEST_SCRIPTS)
 # The arm64 guest (make check-arm64): the same programs cross-compiled,
 # Debian's arm64 busybox-static, no Debian programs of the host.
 INITRD_ARM64 := $(B)/initramfs-arm64.cpio
 BUSYBOX_ARM64 := $(B)/arm64/busybox
 GUEST_PROGRAMS_ARM64 := $(addprefix $(B)/guest-arm64/,$(GUEST_C_PROGRAMS)) $(GUEST_SCRIPTS)
-PACKAGES_ARM64 := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	gcc-12-plugin-dev-aarch64-linux-gnu qemu-system-arm
+PACKAGES_ARM64 := $(shell $(HARNESS) arch arm64 packages)
+GUEST_CC_ARM64 := $(shell $(HARNESS) arch arm64 guest-cc)
 
-CELLS = $(shell python3 tests/results.py cells --matrix $(MATRIX))
+CELLS = $(shell $(HARNESS) cells --matrix $(MATRIX))
 
-# What every cell run needs to know, passed to tests/run-cell.sh.
+# What every cell run needs to know, passed to tests/harness/run-cell.sh.
 CELL_ENV = OBJ=$(OBJ) \
 	INITRD=$(INITRD) INITRD_ARM64=$(INITRD_ARM64) RAMDIR=$(RAMDIR) TIMEOUT=$(TIMEOUT) RAMSCAN=$(RAMSCAN) \
 	CHANNELS=$(TOP)/$(CHANNELS) LIFETIME_TABLE=$(TOP)/$(LIFETIME_TABLE) \
@@ -128,7 +135,7 @@ check:
 # OOM and fault cells: a sibling of make check, which it does not fit in
 # CI's time beside the lab and distro kernels.  Same summary line.
 check-debug: initramfs accel
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 tests/policy.py kernels --matrix policy/matrix-debug | tr '\n' ' ')"
+	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix policy/matrix-debug | tr '\n' ' ')"
 	@rm -rf $(RESULTS)/debug && mkdir -p $(RESULTS)/debug
 	@$(MAKE) --no-print-directory matrix MATRIX=policy/matrix-debug RESULTS=$(RESULTS)/debug; \
 	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/debug SUMMARY_MATRIX=policy/matrix-debug
@@ -149,8 +156,8 @@ matrix-real:
 	@rm -rf $(RESULTS)/real && mkdir -p $(RESULTS)/real
 	@$(MAKE) --no-print-directory matrix $(LIFETIME_REAL)
 lifetime-real: initramfs accel
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 tests/policy.py kernels --matrix policy/matrix-real | tr '\n' ' ')"
-	@python3 tests/policy.py check
+	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix policy/matrix-real | tr '\n' ' ')"
+	@python3 -m harness check
 	@$(MAKE) --no-print-directory matrix-real; \
 	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/real SUMMARY_MATRIX=policy/matrix-real
 	@echo "lifetime-real: build/results/real/lifetime.md"
@@ -164,8 +171,8 @@ ARM64_MATRIX ?= policy/matrix-arm64
 ARM64_LIFETIME ?= policy/lifetime-arm64
 ARM64_RESULTS ?= $(RESULTS)/arm64
 check-arm64: initramfs-arm64
-	@python3 tests/policy.py check
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 tests/policy.py kernels --matrix $(ARM64_MATRIX) | tr '\n' ' ')"
+	@python3 -m harness check
+	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix $(ARM64_MATRIX) | tr '\n' ' ')"
 	@rm -rf $(ARM64_RESULTS) && mkdir -p $(ARM64_RESULTS)
 	@$(MAKE) --no-print-directory matrix MATRIX=$(ARM64_MATRIX) RESULTS=$(ARM64_RESULTS) \
 		LIFETIME_TABLE=$(ARM64_LIFETIME); \
@@ -247,31 +254,31 @@ help:
 
 # Checked on every run (a few dpkg queries), installed only when missing.
 deps:
-	@SUDO=$(SUDO) tests/deps.sh $(PACKAGES)
+	@SUDO=$(SUDO) tests/harness/deps.sh $(PACKAGES)
 deps-arm64: deps
-	@SUDO=$(SUDO) tests/deps.sh $(PACKAGES_ARM64)
+	@SUDO=$(SUDO) tests/harness/deps.sh $(PACKAGES_ARM64)
 
 # --- kernel trees and builds -------------------------------------------------
 
 trees: deps
-	@src-patches/trees.sh patched
+	@tests/series/trees.sh patched
 
 # The pristine tree alone (the initramfs needs its usr/gen_init_cpio.c and
 # must not re-apply the series under a running kernel build).
 pristine: deps
-	@src-patches/trees.sh pristine
+	@tests/series/trees.sh pristine
 
 # One kernel build at a time (a lock in build/stamp/): two makes building
 # into the same object directory corrupt each other's dependency files.
 kernel: deps
 	@OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) MATRIX=$(MATRIX) \
-		Kconfig-fragments/build-kernels.sh $(KERNELS)
+		tests/kernel/build-kernels.sh $(KERNELS)
 
 # Every option of the distro areas where a built kernel differs from
 # Debian's configuration, and why (build/results/config-diff/<kernel>.txt).
 config-diff: kernel
 	@OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) OUT=$(RESULTS)/config-diff \
-		Kconfig-fragments/config-diff.sh $(CONFIG_DIFF_FLAGS) $(KERNELS)
+		tests/kernel/config-diff.sh $(CONFIG_DIFF_FLAGS) $(KERNELS)
 
 # --- initramfs ----------------------------------------------------------------
 
@@ -282,18 +289,18 @@ $(B)/tools/gen_init_cpio: | pristine
 # The guest's list of channels is the host's (tests/scan/channels), as a
 # header made at build time.
 GUEST_GEN := $(B)/guest-gen
-$(GUEST_GEN)/channels.h: tests/scan/channels tests/guest/channels-h.py tests/policy.py
+$(GUEST_GEN)/channels.h: tests/scan/channels tests/guest/channels-h.py tests/harness/policy.py
 	@mkdir -p $(@D)
 	python3 tests/guest/channels-h.py tests/scan/channels > $@.tmp
 	mv $@.tmp $@
-$(GUEST_GEN)/channels-real.h: tests/scan/channels-real tests/guest/channels-h.py tests/policy.py
+$(GUEST_GEN)/channels-real.h: tests/scan/channels-real tests/guest/channels-h.py tests/harness/policy.py
 	@mkdir -p $(@D)
 	python3 tests/guest/channels-h.py --real tests/scan/channels-real > $@.tmp
 	mv $@.tmp $@
 
 # The bench's workloads are the host's (policy/bench-workloads), the same way.
 $(GUEST_GEN)/bench-workloads.h: policy/bench-workloads tests/guest/bench-workloads-h.py \
-		tests/policy.py
+		tests/harness/policy.py
 	@mkdir -p $(@D)
 	python3 tests/guest/bench-workloads-h.py policy/bench-workloads > $@.tmp
 	mv $@.tmp $@
@@ -316,9 +323,12 @@ $(B)/$(1)/lifetime: $(LIFETIME_SRC) $(wildcard tests/guest/lifetime/*.h) $(wildc
 endef
 $(eval $(call guest_programs,guest,gcc,deps))
 # The same programs for the arm64 guest, with Debian's cross compiler.
-$(eval $(call guest_programs,guest-arm64,aarch64-linux-gnu-gcc,deps-arm64))
+$(eval $(call guest_programs,guest-arm64,$(GUEST_CC_ARM64),deps-arm64))
 
 $(B)/guest/%: tests/guest/%.sh
+	@mkdir -p $(@D)
+	cp $< $@
+$(B)/guest/ktap.sh: tests/guest/lib/ktap.sh
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -376,29 +386,29 @@ matrix:
 		echo "matrix: the harness itself failed on a cell (see above)" >&2
 
 run-cell-%:
-	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $* $(RESULTS)
+	@$(CELL_ENV) tests/harness/run-cell.sh $(MATRIX) $* $(RESULTS)
 
 # The attacker's view alone: the cells that scan guest RAM, and their table.
 lifetime: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory matrix \
-		CELLS="$$(python3 tests/results.py cells --matrix $(MATRIX) --test guest:lifetime)"; \
+		CELLS="$$(python3 -m harness cells --matrix $(MATRIX) --test guest:lifetime)"; \
 	$(MAKE) --no-print-directory summary SUMMARY_MATRIX=
 	@echo "lifetime: build/results/lifetime.md"
 
 cell: kernel initramfs accel
 	@[ -n "$(CELL)" ] || { echo "usage: make cell CELL=name (one of: $(CELLS))" >&2; exit 2; }
 	@mkdir -p $(RESULTS)
-	@$(CELL_ENV) tests/run-cell.sh $(MATRIX) $(CELL) $(RESULTS)
+	@$(CELL_ENV) tests/harness/run-cell.sh $(MATRIX) $(CELL) $(RESULTS)
 
 # The judge run again on what the last boots left (console.log, status,
 # lifetime.json of each cell) without booting: a change to the judge,
 # policy/matrix's expectations or policy/lifetime checked in seconds.  The
 # broken cells of make harness-tests too, when make check left them.
 judge:
-	@python3 tests/results.py judge --matrix $(MATRIX) --results $(RESULTS) \
+	@python3 -m harness judge --matrix $(MATRIX) --results $(RESULTS) \
 		--lifetime $(LIFETIME_TABLE)
-	@tests/harness/judge-cells.sh $(HARNESS_CELLS) $(RESULTS); \
+	@tests/selftest/judge-cells.sh $(HARNESS_CELLS) $(RESULTS); \
 	$(MAKE) --no-print-directory summary
 
 # SUMMARY_PARTS: dir=matrix pairs, results of other matrices in
@@ -406,7 +416,7 @@ judge:
 SUMMARY_MATRIX = $(MATRIX)
 SUMMARY_PARTS ?=
 summary:
-	@python3 tests/results.py summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX)) \
+	@python3 -m harness summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX)) \
 		$(foreach p,$(SUMMARY_PARTS),--part $(p))
 
 POLICY ?= full
@@ -421,28 +431,28 @@ boot: kernel initramfs accel
 # --- the harness's own tests ----------------------------------------------------
 
 # Every harness test that needs no kernel and no QEMU, in seconds on a fresh
-# clone with nothing built: the loader of policy/ (tests/harness/test_policy.py),
-# the judge on the saved logs of tests/harness/logs/ and the expect driver
-# on a fake guest (tests/harness/test_harness.py without --cells), the
-# LAVA jobs against golden files (tests/harness/test_lava.py), the
+# clone with nothing built: the loader of policy/ (tests/selftest/test_policy.py),
+# the judge on the saved logs of tests/selftest/logs/ and the expect driver
+# on a fake guest (tests/selftest/test_harness.py without --cells), the
+# LAVA jobs against golden files (tests/selftest/test_lava.py), the
 # bench's host side (tests/bench/test_report.py: the channel checks catch a
 # lost or damaged line) and the RAM scanner on made-up RAM files
 # (tests/scan/test-ramscan.sh: uses build/tools/ramscan and
 # build/guest/lifetime when they are up to date, else builds its own with
 # gcc), make kernel's stamp with a make that only records its calls
-# (tests/harness/test_build_stamp.py), and the UML runner against a fake
+# (tests/selftest/test_build_stamp.py), and the UML runner against a fake
 # kunit.py (tests/uml/test_uml.py: a failed build, a hung build, a broken
 # expectation turn it red).  Each suite prints KTAP to
 # build/results/<suite>/ktap.log, which becomes its result.json, counted
 # by the summary.
 UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp uml-runner
-UNIT_policy-loader := python3 tests/harness/test_policy.py -v
-UNIT_harness-parser := python3 tests/harness/test_harness.py -v
-UNIT_lava-jobs := python3 tests/harness/test_lava.py -v
+UNIT_policy-loader := python3 tests/selftest/test_policy.py -v
+UNIT_harness-parser := python3 tests/selftest/test_harness.py -v
+UNIT_lava-jobs := python3 tests/selftest/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
 UNIT_uml-runner := python3 tests/uml/test_uml.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
-UNIT_build-stamp := python3 tests/harness/test_build_stamp.py -v
+UNIT_build-stamp := python3 tests/selftest/test_build_stamp.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
 # YAML, the bench plot with its matplotlib: all make unit may need to install.
 unit:
@@ -453,7 +463,7 @@ unit-%:
 	@[ -n "$(UNIT_$*)" ] || { echo "unit: no suite $* (one of: $(UNIT_SUITES))" >&2; exit 2; }
 	@mkdir -p $(RESULTS)/$*
 	@$(UNIT_$*) > $(RESULTS)/$*/ktap.log 2>&1; \
-	python3 tests/results.py ktap --name $* --log $(RESULTS)/$*/ktap.log --out $(RESULTS)/$*
+	python3 -m harness ktap --name $* --log $(RESULTS)/$*/ktap.log --out $(RESULTS)/$*
 
 # Cells that hang, panic, warn or miss a suite on purpose must be reported
 # as failed with the right reason (the parser itself is tested on saved
@@ -461,10 +471,10 @@ unit-%:
 HARNESS_CELLS := $(B)/harness-cells
 harness-tests: kernel initramfs accel
 	@rm -rf $(HARNESS_CELLS)
-	@$(MAKE) --no-print-directory matrix MATRIX=tests/harness/broken.matrix \
+	@$(MAKE) --no-print-directory matrix MATRIX=tests/selftest/broken.matrix \
 		RESULTS=$(HARNESS_CELLS) TIMEOUT=120
-	@python3 tests/harness/test_harness.py --cells $(HARNESS_CELLS) \
-		--matrix tests/harness/broken.matrix --out $(RESULTS)/harness
+	@python3 tests/selftest/test_harness.py --cells $(HARNESS_CELLS) \
+		--matrix tests/selftest/broken.matrix --out $(RESULTS)/harness
 
 # The RAM scanner on files with a known number of copies, without a guest,
 # with the binaries of the initramfs (make unit runs it too, in make check).
@@ -478,7 +488,7 @@ scanner-tests: initramfs
 # gain nothing over vanilla but jump-label NOPs; the allocation paths may
 # call sanitize_mem_* but lose no inlining and no frame depth.
 fastpath: kernel
-	@python3 tests/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
+	@python3 tests/kernel/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
 		$(RESULTS)/fastpath
 
 # --- benchmarks -----------------------------------------------------------------
@@ -498,7 +508,7 @@ bench: kernel initramfs
 # report on an intact bench channel and every microbenchmark on the console;
 # the first errors, naming configuration and workload, are the test's message.
 bench-smoke: kernel initramfs
-	@python3 tests/resultfile.py verdict --out $(RESULTS)/bench-smoke \
+	@python3 -m harness verdict --out $(RESULTS)/bench-smoke \
 		--cell bench-smoke --kernel both --log bench-smoke.md --test every_workload_reported \
 		--message 'tests/bench/run-bench.sh --smoke (vanilla, off); figures not judged' \
 		--errors $(RESULTS)/bench-smoke.errors -- \
@@ -507,7 +517,7 @@ bench-smoke: kernel initramfs
 # docs/results.md (and the bench plot) regenerated from the last runs of
 # make lifetime / make check and make bench; a missing run is named.
 docs-results:
-	@python3 tests/docs_results.py --results $(RESULTS) --docs docs
+	@python3 -m harness docs --results $(RESULTS) --docs docs
 
 # --- User-Mode Linux ---------------------------------------------------------
 
@@ -547,7 +557,7 @@ lava-jobs:
 
 LAVA_CELL ?= vanilla
 lava-smoke: kernel initramfs
-	@python3 tests/resultfile.py verdict --out $(RESULTS)/lava \
+	@python3 -m harness verdict --out $(RESULTS)/lava \
 		--cell lava --kernel lab-vanilla --log ../lava/out/$(LAVA_CELL)/console.log \
 		--test smoke.$(LAVA_CELL) \
 		--message 'lava-run of the generated job for cell $(LAVA_CELL) (build/lava/out/$(LAVA_CELL)/results.txt)' \
@@ -556,7 +566,7 @@ lava-smoke: kernel initramfs
 # --- patches ----------------------------------------------------------------------
 
 refresh:
-	@src-patches/trees.sh refresh
+	@tests/series/trees.sh refresh
 
 # Bisectability: every patch applies, passes checkpatch --strict and builds
 # (KTAP in build/results/series-check.txt); then the whole-series checks.
@@ -566,8 +576,8 @@ series-check: trees
 	@$(MAKE) --no-print-directory deps PACKAGES="python3-ply python3-git"
 	@start=$$(date +%s); rc=0; \
 	OBJ=$(OBJ)/series JOBS=$(JOBS) LOG=$(RESULTS)/series-check.txt \
-		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" \
-		src-patches/series-check.sh || rc=1; \
+		FRAGMENTS="$$(python3 -m harness fragments lab-patched)" \
+		tests/series/series-check.sh || rc=1; \
 	$(MAKE) --no-print-directory series-whole || rc=1; \
 	echo "series-check: $$( [ $$rc -eq 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - start )) s" \
 		"($(RESULTS)/series-check.txt, $(RESULTS)/series-whole/ktap.log)"; \
@@ -582,12 +592,12 @@ series-whole: trees
 	@$(MAKE) --no-print-directory kernel KERNELS=lab-patched
 	@OBJ=$(OBJ)/series-whole PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
 		LOG=$(RESULTS)/series-whole/ktap.log \
-		FRAGMENTS="$$(python3 tests/policy.py fragments lab-patched)" src-patches/series-whole.sh
+		FRAGMENTS="$$(python3 -m harness fragments lab-patched)" tests/series/series-whole.sh
 
 # The series as one mbox with a cover letter, for git send-email.
 mbox: trees
 	@mkdir -p $(RESULTS)
-	@RESULTS=$(RESULTS) src-patches/mbox.sh $(RESULTS)/sanitize_mem.mbox
+	@RESULTS=$(RESULTS) tests/series/mbox.sh $(RESULTS)/sanitize_mem.mbox
 
 # The mbox read back as b4 reads it, applied with git am to the pristine
 # tree in a clone under /tmp: the result must be the linux-patched commit
@@ -596,7 +606,7 @@ mbox: trees
 # check, which builds no mbox.
 mbox-check: mbox
 	@$(MAKE) --no-print-directory deps PACKAGES=b4
-	@src-patches/mbox-check.sh $(RESULTS)/sanitize_mem.mbox
+	@tests/series/mbox-check.sh $(RESULTS)/sanitize_mem.mbox
 
 # --- cleaning -----------------------------------------------------------------------
 

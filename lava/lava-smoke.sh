@@ -11,8 +11,8 @@
 #   LAVA_OUT       output root (default build/lava/out)
 #
 # Exits 0 only if the job finished, LAVA reported every result the job
-# must report, none failed, and they agree with tests/results.py's
-# verdicts on the same console (lava/results.py).  Needs root (lava-run
+# must report, none failed, and they agree with tests/harness/__main__.py's
+# verdicts on the same console (lava/lava_verdict.py).  Needs root (lava-run
 # refuses to run otherwise) and the cell's kernel and build/initramfs.cpio.
 set -eu
 
@@ -42,7 +42,7 @@ if ! command -v lava-run >/dev/null 2>&1; then
 	# 12): this job only downloads file:// images (no compression, no
 	# overlay) and boots qemu-system-x86, a package of make deps.
 	say "lava-run is missing: installing lava-dispatcher (once)"
-	"$top/tests/deps.sh" lava-dispatcher >&2 || {
+	"$top/tests/harness/deps.sh" lava-dispatcher >&2 || {
 		say "apt-get install lava-dispatcher failed"
 		exit 2
 	}
@@ -83,6 +83,6 @@ case $rc in
 esac
 
 vrc=0
-python3 "$top/lava/results.py" --cell "$cell" --out "$out" --jobs "$jobs" || vrc=$?
+python3 "$top/lava/lava_verdict.py" --cell "$cell" --out "$out" --jobs "$jobs" || vrc=$?
 say "took $(( $(date +%s) - start )) s; console in $out/console.log"
 [ "$rc" = 0 ] && [ "$vrc" = 0 ]

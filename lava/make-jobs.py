@@ -6,7 +6,7 @@
 
 Each job boots the cell's kernel (a bzImage of policy/kernels) with our
 initramfs on LAVA's "qemu" device type, with the kernel command line the
-local harness uses (tests/run-cell.sh), and turns the console into LAVA
+local harness uses (tests/harness/run-cell.sh), and turns the console into LAVA
 results with a "monitors" test action: our guest has no lava-test-shell
 overlay (busybox initramfs whose /init powers off by itself), so LAVA only
 watches the serial console and matches patterns, in console order:
@@ -18,15 +18,15 @@ watches the serial console and matches patterns, in console order:
     guest KTAP, per program      <cell>.guest.<program>   <case>
     HARNESS: END + reboot line   <cell>                   boot
 
-so that "<suite>.<case>" is the name tests/judge.py gives the same result
+so that "<suite>.<case>" is the name tests/harness/judge.py gives the same result
 (<cell>.kunit.<suite>.<case>, <cell>.policy, <cell>.invalid_value, ...).
 
 The job is lava/job.yaml.j2, rendered with Jinja2 (Debian's python3-jinja2)
 and read back with python3-yaml before it is written, so a job that is not
 YAML or lacks what LAVA needs is an error here, not in the lab.  Cells are
-read with tests/policy.py's read_matrix, so they are defined once, in
-policy/matrix.  tests/harness/test_lava.py checks the jobs of a few cells
-against golden files (tests/harness/lava/).
+read with tests/harness/policy.py's read_matrix, so they are defined once, in
+policy/matrix.  tests/selftest/test_lava.py checks the jobs of a few cells
+against golden files (tests/selftest/lava/).
 """
 
 import argparse
@@ -42,15 +42,14 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(TOP, "tests"))
-from policy import read_matrix  # noqa: E402  (tests/policy.py)
+from harness.policy import read_matrix
 
 TEMPLATE = "job.yaml.j2"
 
 
 def read_base_cmdline(arch="x86_64"):
     """The base kernel command line every harness guest of arch starts
-    with, as qemu-boot/base-cmdline.sh prints it for tests/run-cell.sh."""
+    with, as qemu-boot/base-cmdline.sh prints it for tests/harness/run-cell.sh."""
     return subprocess.run([os.path.join(TOP, "qemu-boot", "base-cmdline.sh"), arch],
                           check=True, capture_output=True, text=True,
                           timeout=60).stdout.strip()
@@ -79,7 +78,7 @@ KTAP_FIXUP = {"ok": "pass", "not ok": "fail", "SKIP": "skip"}
 # comes (a KUnit suite not built in, a guest program that printed nothing)
 # would swallow the rest of the console.  So each also starts and ends,
 # without consuming anything, at the next /init marker: it then reports
-# nothing (a missing result, which lava/results.py counts as a failure)
+# nothing (a missing result, which lava/lava_verdict.py counts as a failure)
 # and the later monitors still run.
 UNTIL_INIT = "(?=HARNESS: policy=)"
 UNTIL_END = "(?=HARNESS: END)"
@@ -176,7 +175,7 @@ def guest_programs(cell):
 
 
 def cmdline(cell):
-    """tests/run-cell.sh's command line (host-assisted programs left out)."""
+    """tests/harness/run-cell.sh's command line (host-assisted programs left out)."""
     words = [BASE_CMDLINE]
     guest = guest_programs(cell)
     if guest:
@@ -343,7 +342,7 @@ def main(argv=None):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-        # The results a complete run must report, for lava/results.py.
+        # The results a complete run must report, for lava/lava_verdict.py.
         with open(os.path.join(args.out, f"{c['cell']}.expect.json"), "w",
                   encoding="utf-8") as f:
             json.dump({"cell": c["cell"],

@@ -8,7 +8,7 @@
 # result or tcg), TCG_THREAD (multi|single, default multi: one host thread
 # per vCPU; single is what -icount needs, QEMU refuses MTTCG with it),
 # MEM (MiB, default 512), SMP (default 2), ARCH (an arch of policy/kernels,
-# default x86_64: qemu-boot/arch.sh says which QEMU, machine, CPU),
+# default x86_64: policy/arches says which QEMU, machine, CPU),
 # MACHINE_OPTS (more -machine options, comma-separated: mte=on), QEMU_EXTRA.
 set -eu
 
@@ -32,7 +32,7 @@ multi|single) ;;
 *) echo "run-qemu: TCG_THREAD must be multi or single, not '$tcg_thread'" >&2; exit 2 ;;
 esac
 # (A failing command substitution inside eval would not stop set -e.)
-how=$("$(dirname "$0")/arch.sh" "${ARCH:-x86_64}") || exit 2
+how=$(python3 -m harness arch "${ARCH:-x86_64}") || exit 2
 eval "$how"
 # KVM runs the host's architecture only.
 [ -z "$karch" ] || accel=tcg

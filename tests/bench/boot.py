@@ -12,8 +12,8 @@ Python 3 standard library only.
 
 import os
 
-from channel import PROCESS_WORKLOADS, channel_path, parse_channel, workload_problems
-from console import parse_console
+from bench.channel import PROCESS_WORKLOADS, channel_path, parse_channel, workload_problems
+from bench.console import parse_console
 
 
 def parse_boot(log):

@@ -8,7 +8,7 @@ event (plan, start, end with ns=, failed with why=, done).
                                 figures and what is wrong with it
     workload_problems(ch)       each planned workload without its figures
 
-The workloads are policy/bench-workloads, read by tests/policy.py.
+The workloads are policy/bench-workloads, read by tests/harness/policy.py.
 Python 3 standard library only.
 """
 
@@ -19,8 +19,7 @@ import sys
 import time
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import policy  # noqa: E402  (tests/policy.py)
+from harness import policy
 
 CHANNEL_RE = re.compile(r"^bench-clock: (.*) crc=([0-9a-f]{8})$")
 

@@ -2,7 +2,7 @@
 (boot.py), and their ratios to the "vanilla" configuration.
 
     collect(bench_dir, configs)   fills each configuration of policy/bench
-                                  (tests/policy.py read_bench) with its
+                                  (tests/harness/policy.py read_bench) with its
                                   figures and errors; the workloads measured
     ratios(configs, workloads)    {config: {workload: ratios to vanilla}}
 
@@ -13,8 +13,8 @@ import os
 import re
 import statistics
 
-from boot import micro_problems, parse_boot
-from channel import PROCESS_WORKLOADS, channel_path
+from bench.boot import micro_problems, parse_boot
+from bench.channel import PROCESS_WORKLOADS, channel_path
 
 
 def read_text(path):

@@ -58,15 +58,13 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))   # tests/policy.py
-sys.path.insert(0, HERE)                    # the modules of the bench
-from policy import BENCH_TARGETS, read_bench, read_bench_targets  # noqa: E402  (tests/policy.py)
-from boot import micro_problems, parse_boot  # noqa: E402
-from channel import stamp  # noqa: E402
-from figures import collect, ratios, read_text  # noqa: E402
-from sizes import vmlinux_sizes  # noqa: E402
-from tables import write_md  # noqa: E402
-import targets  # noqa: E402
+from harness.policy import BENCH_TARGETS, read_bench, read_bench_targets
+from bench.boot import micro_problems, parse_boot
+from bench.channel import stamp
+from bench.figures import collect, ratios, read_text
+from bench.sizes import vmlinux_sizes
+from bench.tables import write_md
+from bench import targets
 
 
 def cmd_stamp(args):

@@ -100,12 +100,12 @@ done
 
 [ -r "$BENCH_POLICY" ] || { echo "run-bench: no $BENCH_POLICY" >&2; exit 2; }
 # The configurations to boot, as the loader reads and checks them
-# (tests/policy.py bench): one line of shell assignments each (config=,
+# (tests/harness/policy.py bench): one line of shell assignments each (config=,
 # kernel=, tree=, args=), for eval.  A malformed policy/bench (or a
 # policy/bench-targets its report could not read) stops the run here,
 # naming file and line, before anything boots.
 # shellcheck disable=SC2086 # configs_wanted is a list of names
-rows=$(python3 "$top/tests/policy.py" bench --bench "$BENCH_POLICY" $configs_wanted) || {
+rows=$(python3 -m harness bench --bench "$BENCH_POLICY" $configs_wanted) || {
 	echo "run-bench: cannot read the configurations of $BENCH_POLICY (see above)" >&2
 	exit 2
 }

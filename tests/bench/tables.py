@@ -8,7 +8,7 @@ Python 3 standard library only.
 import os
 import statistics
 
-from sizes import SIZED_SYMBOLS
+from bench.sizes import SIZED_SYMBOLS
 
 
 def fmt_ratio(r):

@@ -1,5 +1,5 @@
 """The bench's targets, each met, missed or not measured: the data is
-policy/bench-targets (loaded and checked by tests/policy.py
+policy/bench-targets (loaded and checked by tests/harness/policy.py
 read_bench_targets), the verdicts are computed here from a run's figures
 (figures.py) and reported in bench.md and bench.json, never asserted.
 
@@ -9,7 +9,7 @@ read_bench_targets), the verdicts are computed here from a run's figures
 Python 3 standard library only.
 """
 
-from channel import PROCESS_WORKLOADS
+from bench.channel import PROCESS_WORKLOADS
 
 
 def icount_target(spec, by, workloads):

@@ -31,15 +31,13 @@ import unittest
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import boot  # noqa: E402  (tests/bench/boot.py)
-import channel as bench_channel  # noqa: E402  (tests/bench/channel.py)
-import report  # noqa: E402  (tests/bench/report.py)
-import sizes  # noqa: E402  (tests/bench/sizes.py)
-import targets  # noqa: E402  (tests/bench/targets.py)
-import ktap_runner  # noqa: E402  (tests/ktap_runner.py)
-import policy  # noqa: E402  (tests/policy.py)
+from bench import boot
+from bench import channel as bench_channel
+from bench import report
+from bench import sizes
+from bench import targets
+from selftest import ktap_runner
+from harness import policy
 
 REPORT = os.path.join(HERE, "report.py")
 WORKLOADS = bench_channel.PROCESS_WORKLOADS
@@ -399,10 +397,10 @@ class WorkloadListTest(Case):
         wl = os.path.join(self.dir, "bench-workloads")
         with open(wl, "w", encoding="utf-8") as f:
             f.write("# made up\nalpha\nbeta\n")
-        code = ("import sys; sys.path[:0] = [%r, %r]; import policy; "
-                "policy.BENCH_WORKLOADS = %r; import channel, boot, figures, targets; "
+        code = ("from harness import policy; "
+                "policy.BENCH_WORKLOADS = %r; from bench import channel, boot, figures, targets; "
                 "print([m.PROCESS_WORKLOADS for m in (channel, boot, figures, targets)])"
-                % (os.path.dirname(HERE), HERE, wl))
+                % wl)
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -5,7 +5,7 @@
 
 policy/bench-workloads names the process workloads of the bench, in the
 order they run; the host side (tests/bench/channel.py) reads it through
-tests/policy.py.  The guest program (tests/guest/bench.c) is static C in
+tests/harness/policy.py.  The guest program (tests/guest/bench.c) is static C in
 the initramfs, so it takes the same list at build time, as this header:
 one X(name) per workload, in the file's order.  bench.c makes its table
 from it, { "name", w_name }: a workload listed without its function does
@@ -16,8 +16,7 @@ Written by make into build/guest-gen/, never committed.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import policy  # noqa: E402  (tests/policy.py)
+from harness import policy
 
 
 def header(path=None):

@@ -5,7 +5,7 @@
     channels-h.py --real tests/scan/channels-real > channels-real.h
 
 tests/scan/channels names every channel of the attacker's-view test; the
-host scanner reads it at run time and tests/policy.py checks
+host scanner reads it at run time and tests/harness/policy.py checks
 policy/lifetime against it.  The guest program (tests/guest/lifetime/)
 is static C in the initramfs, so it takes the same list at build time,
 as this header: one X(id, "name") per channel, in the file's order, id
@@ -22,8 +22,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import policy  # noqa: E402  (tests/policy.py)
+from harness import policy
 
 
 def header(path, suffix=""):

@@ -3,29 +3,18 @@
 # read-only, every component has objects and bytes counters, and the
 # counters of the components the policy enables really move.
 dir=/sys/kernel/mm/sanitize
-n=0
-fails=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2${3:+ # $3}"
-		fails=$((fails + 1))
-	fi
-}
+. /usr/libexec/harness/ktap.sh
 
-echo "KTAP version 1"
-echo "1..8"
+ktap_plan 8
 policy=$(cat $dir/policy 2>/dev/null)
-[ -n "$policy" ]; check $? policy_readable "policy is '$policy'"
+[ -n "$policy" ]; ktap_check $? policy_readable "policy is '$policy'"
 
 mode=$(stat -c %a $dir/policy 2>/dev/null)
-[ "$mode" = 444 ]; check $? policy_mode_0444 "mode $mode"
+[ "$mode" = 444 ]; ktap_check $? policy_mode_0444 "mode $mode"
 
 # Even root must not change the policy after boot.
 if echo off > $dir/policy 2>/dev/null; then r=1; else r=0; fi
-[ "$(cat $dir/policy)" = "$policy" ] && [ $r = 0 ]; check $? policy_write_refused
+[ "$(cat $dir/policy)" = "$policy" ] && [ $r = 0 ]; ktap_check $? policy_write_refused
 
 missing=
 for c in pages slab stack; do
@@ -34,7 +23,7 @@ for c in pages slab stack; do
 		case "$v" in ''|*[!0-9]*) missing="$missing $c/$f" ;; esac
 	done
 done
-[ -z "$missing" ]; check $? counters_present "missing or not a number:$missing"
+[ -z "$missing" ]; ktap_check $? counters_present "missing or not a number:$missing"
 
 # Make every component do work: allocate and free memory, exit a task.
 sh -c 'x=$(head -c 1000000 /dev/zero | tr "\0" a); echo ${#x} > /dev/null'
@@ -53,17 +42,16 @@ for c in pages slab; do
 		[ "$(cat $dir/$c/objects)" -gt 0 ] && moved="$moved $c" || still="$still $c"
 	fi
 done
-[ -z "$still" ]; check $? enabled_counters_move "no scrub counted for:$still"
+[ -z "$still" ]; ktap_check $? enabled_counters_move "no scrub counted for:$still"
 
 stack_before=$(cat $dir/stack/objects)
 /bin/true
 stack_after=$(cat $dir/stack/objects)
 if component_on stack; then
 	[ "$stack_after" -gt "$stack_before" ]
-	check $? stack_counter_moves_on_exit "$stack_before -> $stack_after"
+	ktap_check $? stack_counter_moves_on_exit "$stack_before -> $stack_after"
 else
-	n=$((n + 1))
-	echo "ok $n stack_counter_moves_on_exit # SKIP stack is not in policy $policy"
+	ktap_skip stack_counter_moves_on_exit "stack is not in policy $policy"
 fi
 
 # The kernel's own "mem auto-init" line keeps its mainline meaning:
@@ -82,11 +70,11 @@ case "$line" in
 *"heap free:$want") r=0 ;;
 *) r=1 ;;
 esac
-check $r meminit_line_heap_free "want heap free:$want with policy $policy, got '${line:-no mem auto-init line}'"
+ktap_check $r meminit_line_heap_free "want heap free:$want with policy $policy, got '${line:-no mem auto-init line}'"
 
 # The marks cost no memory: no page_ext table (a kernel of this harness
 # has no other page_ext user, so any allocation would be sanitize_mem's).
 ext=$(dmesg | grep -o 'allocated [0-9]* bytes of page_ext' | head -n 1)
-[ -z "$ext" ]; check $? no_page_ext "${ext:-}"
+[ -z "$ext" ]; ktap_check $? no_page_ext "${ext:-}"
 
-[ $fails = 0 ]
+ktap_done

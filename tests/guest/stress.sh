@@ -36,33 +36,18 @@ out=/tmp/stress.$$
 mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
 
-n=0
-fails=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2${3:+ # $3}"
-	else
-		echo "not ok $n $2${3:+ # $3}"
-		fails=$((fails + 1))
-	fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+. /usr/libexec/harness/ktap.sh
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 counter() { cat "$sysfs/$1" 2>/dev/null || echo 0; }
 policy_now() { cat "$sysfs/policy" 2>/dev/null || echo none; }
 have_faults() { [ -d "$dbg/failslab" ] && [ -d "$dbg/fail_page_alloc" ]; }
 
-# Kernel lines the harness fails a cell on (tests/judge.py FATAL), and the
+# Kernel lines the harness fails a cell on (tests/harness/judge.py FATAL), and the
 # sanitize_verify report; looked for in the log lines this run added.
 REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
 
-echo "KTAP version 1"
-echo "1..8"
+ktap_plan 8
 
 policy_before=$(policy_now)
 # What this run judges is logged after this line: earlier tests of the same
@@ -196,10 +181,10 @@ if command -v stress-ng > /dev/null && stress-ng --version > "$out/version" 2>&1
 		*) break ;;
 		esac
 	done
-	check 0 stress_ng_runs "$(head -n 1 "$out/version")"
+	ktap_check 0 stress_ng_runs "$(head -n 1 "$out/version")"
 else
 	rc=127
-	check 1 stress_ng_runs "stress-ng or its libraries missing: $(head -n 1 "$out/version" 2>/dev/null)"
+	ktap_check 1 stress_ng_runs "stress-ng or its libraries missing: $(head -n 1 "$out/version" 2>/dev/null)"
 fi
 elapsed=$(($(date +%s) - start))
 
@@ -218,17 +203,17 @@ fi
 
 # --- verdicts ----------------------------------------------------------------------
 if [ -z "$ran" ]; then
-	skip exit_status "stress-ng did not run"
+	ktap_skip exit_status "stress-ng did not run"
 elif [ "$rc" = 125 ]; then
-	check 1 exit_status "could not set up the mount namespace for the run"
+	ktap_check 1 exit_status "could not set up the mount namespace for the run"
 elif [ "$rc" = 0 ]; then
-	check 0 exit_status "stress-ng exited 0 in each of $round round(s)"
+	ktap_check 0 exit_status "stress-ng exited 0 in each of $round round(s)"
 elif [ "$mode" = faults ] && { [ "$rc" = 2 ] || [ "$rc" = 3 ]; }; then
 	# 2: a stressor failed, 3: out of resources; what an injected ENOMEM
 	# does to a stressor.  Anything else (5: killed by a signal) fails.
-	check 0 exit_status "stress-ng exited $rc in round $rc_round of $round, expected with allocations failing on purpose"
+	ktap_check 0 exit_status "stress-ng exited $rc in round $rc_round of $round, expected with allocations failing on purpose"
 else
-	check 1 exit_status "stress-ng exited $rc in round $rc_round of $round"
+	ktap_check 1 exit_status "stress-ng exited $rc in round $rc_round of $round"
 fi
 
 # stress-ng reports a verification failure as a "fail:" line.  Under fault
@@ -241,10 +226,10 @@ if [ -n "$ran" ]; then
 		grep '^stress-ng: fail:' "$out/stress.log" > "$out/verify"
 	fi
 	bad=$(wc -l < "$out/verify")
-	[ "$bad" = 0 ]; check $? no_verification_failures \
+	[ "$bad" = 0 ]; ktap_check $? no_verification_failures \
 		"$bad failure line(s)$(head -n 1 "$out/verify" | sed 's/^/: /')"
 else
-	skip no_verification_failures "stress-ng did not run"
+	ktap_skip no_verification_failures "stress-ng did not run"
 fi
 
 # Bytes cycled: pages the page allocator got back during the run (pgfree),
@@ -261,14 +246,14 @@ echo "# bogo ops$ops"
 echo "# bytes cycled $cycled ($pgfree pages freed to the page allocator, $((times10 / 10)).$((times10 % 10)) x guest RAM of $((total_kb / 1024)) MiB)"
 echo "# bytes scrubbed pages $(( $(counter pages/bytes) - pages_before )) slab $(( $(counter slab/bytes) - slab_before )) stack $(( $(counter stack/bytes) - stack_before ))"
 if [ -n "$ran" ]; then
-	[ "$times10" -ge 20 ]; check $? ram_cycled \
+	[ "$times10" -ge 20 ]; ktap_check $? ram_cycled \
 		"$((times10 / 10)).$((times10 % 10)) x guest RAM in $round round(s) (at least 2 x; raise harness.stress= if short)"
 else
-	skip ram_cycled "stress-ng did not run"
+	ktap_skip ram_cycled "stress-ng did not run"
 fi
 
 policy_after=$(policy_now)
-[ "$policy_after" = "$policy_before" ]; check $? policy_unchanged "$policy_before -> $policy_after"
+[ "$policy_after" = "$policy_before" ]; ktap_check $? policy_unchanged "$policy_before -> $policy_after"
 
 # What the kernel logged during the run: after the marker, or all of the
 # log if it wrapped past the marker.
@@ -279,7 +264,7 @@ else
 	cp "$out/dmesg.after" "$out/dmesg.new"
 fi
 v=$(grep -c 'sanitize_mem: write after free' "$out/dmesg.new")
-[ "$v" = 0 ]; check $? no_sanitize_verify_reports \
+[ "$v" = 0 ]; ktap_check $? no_sanitize_verify_reports \
 	"$v report(s); sanitize_verify=$(cat $sysfs/verify 2>/dev/null || echo absent)"
 # Under fault injection a failed allocation may be reported by design:
 # warn_alloc() prints "<comm>: vmalloc error: ..." or "<comm>: page
@@ -297,16 +282,16 @@ else
 	cp "$out/dmesg.new" "$out/dmesg.judged"
 fi
 r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
-[ "$r" = 0 ]; check $? no_kernel_reports \
+[ "$r" = 0 ]; ktap_check $? no_kernel_reports \
 	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
 
 if [ "$mode" != faults ]; then
-	skip faults_injected "no fault injection in this test (guest test faults)"
+	ktap_skip faults_injected "no fault injection in this test (guest test faults)"
 elif ! have_faults; then
-	check 1 faults_injected "no $dbg/failslab or fail_page_alloc: the kernel needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS"
+	ktap_check 1 faults_injected "no $dbg/failslab or fail_page_alloc: the kernel needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS"
 else
 	echo "# faults injected $injected ($injected_desc )"
-	[ "$injected" -gt 0 ]; check $? faults_injected "$injected"
+	[ "$injected" -gt 0 ]; ktap_check $? faults_injected "$injected"
 fi
 
-[ $fails = 0 ]
+ktap_done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The host side of the guest's secret requests (see tests/run-cell.exp):
+# The host side of the guest's secret requests (see tests/harness/run-cell.exp):
 #
 #   secret-hook.sh type CHANNEL SEED   print the secret to type for CHANNEL
 #   secret-hook.sh scan SEED [CH=HEX...]  count every channel's secret in

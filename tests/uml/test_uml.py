@@ -3,7 +3,7 @@ the bytes each benchmark must clear, the reading of bench rounds, and the
 whole kunit run against a fake kernel tree whose kunit.py fails, hangs or
 prints a canned console, so that a build failure, a hung build and a
 broken expectation are each shown to turn the uml suite red.
-Run by "make unit"; prints KTAP (tests/ktap_runner.py)."""
+Run by "make unit"; prints KTAP (tests/selftest/ktap_runner.py)."""
 
 import json
 import os
@@ -13,11 +13,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(TOP, "tests"))
-sys.path.insert(0, HERE)
-import ktap_runner  # noqa: E402
-from testutil import TempDirTest, write  # noqa: E402
-import uml  # noqa: E402
+from selftest import ktap_runner
+from selftest.testutil import TempDirTest, write
+import uml
 
 # What kunit.py exec --raw_output=all prints for a kernel that passes.
 CONSOLE = """\

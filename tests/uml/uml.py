@@ -8,7 +8,7 @@ kernel's own tools/testing/kunit/kunit.py, as its developers run KUnit.
         build the UML kernel of the series' kunitconfigs once
         (kunit.py build), boot it once per line of policy/uml that runs a
         KUnit suite (kunit.py exec --kernel_args=<args>), judge each
-        console like a matrix cell (tests/results.py) and write
+        console like a matrix cell (tests/harness/__main__.py) and write
         DIR/<name>/console.log and one DIR/result.json for the summary
     uml.py bench --src SRC --build-dir D --out DIR --memset-bw BIN ...
         the same kernel booted once per "bench" line with the in-kernel
@@ -35,17 +35,15 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
 
-from policy import UML as POLICY, PolicyError, read_uml, shown  # noqa: E402
-from judge import BOOT_LINE, judge_cell  # noqa: E402
-from ktap import clean_lines  # noqa: E402
-import resultfile  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
+from harness.policy import UML as POLICY, PolicyError, read_uml, shown
+from harness.judge import BOOT_LINE, judge_cell
+from harness.ktap import clean_lines
+from harness import result_json
 # The microbenchmark's lines, as the QEMU bench reads them.
-from console import MICRO_DONE_RE as BENCH_DONE_RE  # noqa: E402
-from console import MICRO_FAILED_RE as BENCH_FAIL_RE  # noqa: E402
-from console import MICRO_RE as BENCH_RE  # noqa: E402
+from bench.console import MICRO_DONE_RE as BENCH_DONE_RE
+from bench.console import MICRO_FAILED_RE as BENCH_FAIL_RE
+from bench.console import MICRO_RE as BENCH_RE
 
 TOP = os.path.dirname(os.path.dirname(HERE))
 # The series' kunitconfigs, merged by kunit.py into one kernel: the suite's
@@ -145,7 +143,7 @@ def boot(args, line, extra_args, console, timeout):
 
 
 def judge_uml(line, lines, status):
-    """A console judged as a matrix cell's (tests/results.py), but for the
+    """A console judged as a matrix cell's (tests/harness/__main__.py), but for the
     policy: kunit.py boots no user space that could read sysfs, so the
     policy is judged on the kernel's boot line alone."""
     want = line["expect"].get("policy")
@@ -167,9 +165,9 @@ def judge_uml(line, lines, status):
 
 
 def write_result(out, name, tests, meta):
-    resultfile.write(out, cell=name, kernel="uml", tests=tests,
+    result_json.write(out, cell=name, kernel="uml", tests=tests,
                      log=f"{name}/build.log", **meta)
-    bad = resultfile.failed(tests)
+    bad = result_json.failed(tests)
     print(f"{name}: {'PASS' if not bad else 'FAIL'} ({len(tests) - len(bad)}/{len(tests)} "
           f"tests)" + (f" first problem: {bad[0]['path']}: {bad[0]['message']}" if bad else ""),
           flush=True)
