@@ -97,23 +97,43 @@ CELL_ENV = OBJ=$(OBJ) \
 	CHANNELS=$(TOP)/$(CHANNELS) LIFETIME_TABLE=$(TOP)/$(LIFETIME_TABLE) \
 	ACCEL=$$(cat $(B)/accel 2>/dev/null || echo tcg)
 
-.PHONY: all check check-debug check-arm64 check-arm64-mte deps deps-arm64 initramfs-arm64 trees pristine kernel initramfs accel matrix boot cell \
-	unit judge harness-tests scanner-tests config-diff lifetime lifetime-real fastpath bench bench-smoke docs-results \
-	uml bench-uml lava-jobs lava-smoke matrix-real refresh series-check series-whole mbox mbox-check clean distclean help summary \
-	reset-results
+# The suites of boots (policy/suites): those make check runs, and the
+# summary's parts for the ones with a results folder of their own.
+CHECK_SUITES := $(shell $(HARNESS) suites --check yes)
+CHECK_PARTS := SUMMARY_PARTS="$(shell $(HARNESS) suites --check yes --summary-parts)"
 
+.PHONY: all check deps deps-arm64 initramfs-arm64 trees pristine kernel \
+	initramfs accel qemu-backports matrix boot cell unit judge harness-tests scanner-tests \
+	config-diff lifetime lifetime-real fastpath bench bench-smoke docs-results uml bench-uml \
+	lava-jobs lava-smoke matrix-real refresh series-check series-whole mbox mbox-check clean \
+	distclean help summary reset-results
+
+## install missing packages, build every kernel and the initramfs, boot
+## every suite of make check (policy/suites), print a summary
 all: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
-	@$(MAKE) --no-print-directory matrix; \
-	$(MAKE) --no-print-directory matrix-real; \
-	$(MAKE) --no-print-directory summary $(WITH_REAL)
+	@for s in $(CHECK_SUITES); do $(MAKE) --no-print-directory suite-cells-$$s; done; \
+	$(MAKE) --no-print-directory summary $(CHECK_PARTS)
 
 # The tests that need no kernel run first, so a broken harness shows in
 # seconds; then the KUnit suite under User-Mode Linux (make uml: its own
 # kernel, a minute or two warm), so a change that breaks ARCH=um is red
 # before the QEMU kernels are built; a kernel that does not build still
-# ends in the summary line.
+# ends in the summary line.  With SUITE=, one suite of policy/suites alone.
+## all of make plus the harness tests; ends "N passed, N failed".
+## SUITE=name: one suite of policy/suites alone, with its own summary
+## (make check SUITE=debug, or make check-debug; build/results/<results>/)
 check:
+ifneq ($(SUITE),)
+	@a=$$($(HARNESS) suite $(SUITE)) || exit 2; eval "$$a"; \
+	$(HARNESS) check || exit 1; \
+	$(MAKE) --no-print-directory $$needs || exit 1; \
+	$(MAKE) --no-print-directory kernel \
+		KERNELS="$$($(HARNESS) kernels --matrix $$matrix | tr '\n' ' ')" || exit 1; \
+	out=$(RESULTS); [ "$$results" = . ] && $(MAKE) --no-print-directory reset-results || out=$(RESULTS)/$$results; \
+	$(MAKE) --no-print-directory suite-cells-$(SUITE); \
+	$(MAKE) --no-print-directory summary RESULTS=$$out SUMMARY_MATRIX=$$matrix
+else
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory unit || \
 		echo "check: make unit failed (see above); carrying on, the summary counts it" >&2
@@ -123,60 +143,35 @@ check:
 		echo "check: a kernel or the initramfs did not build (see above)" >&2; \
 		$(MAKE) --no-print-directory summary; exit 1; }
 	@$(MAKE) --no-print-directory config-diff CONFIG_DIFF_FLAGS=--brief
-	@$(MAKE) --no-print-directory matrix; \
-	$(MAKE) --no-print-directory matrix-real; \
+	@for s in $(CHECK_SUITES); do $(MAKE) --no-print-directory suite-cells-$$s; done; \
 	$(MAKE) --no-print-directory harness-tests; \
 	$(MAKE) --no-print-directory fastpath; \
 	$(MAKE) --no-print-directory bench-smoke; \
 	$(MAKE) --no-print-directory lava-smoke; \
-	$(MAKE) --no-print-directory summary $(WITH_REAL)
+	$(MAKE) --no-print-directory summary $(CHECK_PARTS)
+endif
 
-# The debug flavour (KASAN, lockdep, UBSAN, fault injection) with stress,
-# OOM and fault cells: a sibling of make check, which it does not fit in
-# CI's time beside the lab and distro kernels.  Same summary line.
-check-debug: initramfs accel
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix policy/matrix-debug | tr '\n' ' ')"
-	@rm -rf $(RESULTS)/debug && mkdir -p $(RESULTS)/debug
-	@$(MAKE) --no-print-directory matrix MATRIX=policy/matrix-debug RESULTS=$(RESULTS)/debug; \
-	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/debug SUMMARY_MATRIX=policy/matrix-debug
+## make check SUITE=<name>, for each suite of policy/suites (listed below)
+check-%:
+	@$(MAKE) --no-print-directory check SUITE=$*
 
-# The channels driven by real Debian programs (issue 18): pinentry-curses on
-# a pty, kcapi-enc (AF_ALG), cryptsetup (dm-crypt), hostapd and
-# wpa_supplicant, TCP (tests/scan/channels-real, policy/matrix-real,
-# policy/lifetime-real), on the lab and distro kernels of make check, which
-# carry the options they need (Kconfig-fragments/real-programs.config).
-# Their cells run a channel list of their own, judged against a table of
-# their own, so their results go to build/results/real/ (with its own
-# lifetime.md); make and make check boot them after the matrix, and the
-# summary counts them (--part).  make lifetime-real boots them alone.
-LIFETIME_REAL = MATRIX=policy/matrix-real RESULTS=$(RESULTS)/real \
-	CHANNELS=tests/scan/channels-real LIFETIME_TABLE=policy/lifetime-real
-WITH_REAL = SUMMARY_PARTS=real=policy/matrix-real
-matrix-real:
-	@rm -rf $(RESULTS)/real && mkdir -p $(RESULTS)/real
-	@$(MAKE) --no-print-directory matrix $(LIFETIME_REAL)
-lifetime-real: initramfs accel
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix policy/matrix-real | tr '\n' ' ')"
-	@python3 -m harness check
-	@$(MAKE) --no-print-directory matrix-real; \
-	$(MAKE) --no-print-directory summary RESULTS=$(RESULTS)/real SUMMARY_MATRIX=policy/matrix-real
-	@echo "lifetime-real: build/results/real/lifetime.md"
+# Boot the cells of one suite without building: its matrix, table and
+# channel list, results in its folder (a folder of its own starts empty),
+# the variables it needs exported with paths from the top.
+suite-cells-%:
+	@a=$$($(HARNESS) suite $*) || exit 2; eval "$$a"; \
+	out=$(RESULTS); [ "$$results" = . ] || { out=$(RESULTS)/$$results; rm -rf $$out; mkdir -p $$out; }; \
+	for kv in $$env; do export "$${kv%%=*}=$(TOP)/$${kv#*=}"; done; \
+	$(MAKE) --no-print-directory matrix MATRIX=$$matrix RESULTS=$$out \
+		LIFETIME_TABLE=$$lifetime CHANNELS=$$channels
 
-# The arm64 cells (issue 20): the lab kernels cross-built for arm64 and
-# booted on QEMU's virt machine, results in build/results/arm64/.  A
-# sibling of make check: two more cold kernel builds do not fit in CI's
-# time beside the x86_64 kernels.  make check-arm64-mte: the cells with
-# the Memory Tagging Extension (KASAN_HW_TAGS), in build/results/arm64-mte/.
-ARM64_MATRIX ?= policy/matrix-arm64
-ARM64_LIFETIME ?= policy/lifetime-arm64
-ARM64_RESULTS ?= $(RESULTS)/arm64
-check-arm64: initramfs-arm64
-	@python3 -m harness check
-	@$(MAKE) --no-print-directory kernel KERNELS="$$(python3 -m harness kernels --matrix $(ARM64_MATRIX) | tr '\n' ' ')"
-	@rm -rf $(ARM64_RESULTS) && mkdir -p $(ARM64_RESULTS)
-	@$(MAKE) --no-print-directory matrix MATRIX=$(ARM64_MATRIX) RESULTS=$(ARM64_RESULTS) \
-		LIFETIME_TABLE=$(ARM64_LIFETIME); \
-	$(MAKE) --no-print-directory summary RESULTS=$(ARM64_RESULTS) SUMMARY_MATRIX=$(ARM64_MATRIX)
+## boot the cells of policy/matrix-real (the real programs' channels) into
+## build/results/real/ without rebuilding
+matrix-real: suite-cells-real
+
+## only the channels driven by real Debian programs (pinentry, kcapi-enc,
+## cryptsetup, hostapd; in make check too): build/results/real/lifetime.md
+lifetime-real: check-real
 
 # The MTE cells boot on Debian backports' QEMU (qemu-boot/backports-qemu.sh
 # says why), fetched into build/ once.
@@ -184,75 +179,23 @@ QEMU_BACKPORTS := $(B)/qemu-backports/root/usr/bin/qemu-system-aarch64
 $(QEMU_BACKPORTS): qemu-boot/backports-qemu.sh
 	@qemu-boot/backports-qemu.sh $(B)/qemu-backports >/dev/null
 	@touch $@
+qemu-backports: $(QEMU_BACKPORTS)
 
-check-arm64-mte: $(QEMU_BACKPORTS)
-	@QEMU_ARM64=$(QEMU_BACKPORTS) $(MAKE) --no-print-directory check-arm64 \
-		ARM64_MATRIX=policy/matrix-arm64-mte ARM64_LIFETIME=policy/lifetime-arm64-mte \
-		ARM64_RESULTS=$(RESULTS)/arm64-mte
-
+## every target with a line of its own (from the ## comments of the Makefile)
 help:
-	@echo 'make                 install missing packages, build every kernel and the'
-	@echo '                     initramfs, boot every cell of $(MATRIX), print a summary'
-	@echo 'make check           all of that plus the harness tests; ends "N passed, N failed"'
-	@echo 'make unit            the harness tests that need no kernel (policy/ loader, judge'
-	@echo '                     on saved logs, expect driver, LAVA jobs, bench parser, RAM scanner,'
-	@echo '                     the kernel stamp): seconds, nothing built; build/results/<suite>/'
-	@echo 'make deps            install the Debian packages that are missing'
-	@echo 'make trees           unpack linux-source-6.12 and apply src-patches/series'
-	@echo 'make kernel          build the kernels of policy/kernels the matrix and bench use'
-	@echo '                     (out of tree, ccache; KERNELS="name ..." for some of them);'
-	@echo '                     an unchanged one is skipped (build/obj/<kernel>/build.stamp)'
-	@echo 'make config-diff     every distro-area option where a distro kernel differs from'
-	@echo '                     Debian'"'"'s config, and why'
-	@echo 'make initramfs       build the guest initramfs (busybox + guest programs)'
-	@echo 'make matrix          boot every cell (JOBS=$(JOBS) at once) without rebuilding'
-	@echo 'make matrix-real     boot the cells of policy/matrix-real (the real programs'"'"
-	@echo '                     channels) into build/results/real/ without rebuilding'
-	@echo 'make cell CELL=name  boot one cell and judge it'
-	@echo 'make judge           judge again the saved console logs of build/results/<cell>/'
-	@echo '                     (and the broken cells of harness-tests) without booting,'
-	@echo '                     and rewrite the summary (MATRIX=, RESULTS= as for make matrix)'
-	@echo 'make lifetime        only the cells that count secrets left in guest RAM, and'
-	@echo '                     their table build/results/lifetime.md'
-	@echo 'make lifetime-real   only the channels driven by real Debian programs (pinentry,'
-	@echo '                     kcapi-enc, cryptsetup, hostapd; in make check too):'
-	@echo '                     build/results/real/lifetime.md'
-	@echo 'make boot POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]'
-	@echo '                     boot a guest with a shell on this terminal (exit to power off)'
-	@echo 'make fastpath        compare the fast paths of the lab kernels (keys off; frames)'
-	@echo 'make check-debug     the debug kernel (KASAN, lockdep, faults): stress, OOM, faults'
-	@echo 'make check-arm64     the arm64 kernels on QEMU'"'"'s virt machine: vanilla, off, full,'
-	@echo '                     verify, bad input (policy/matrix-arm64; build/results/arm64/)'
-	@echo 'make check-arm64-mte the same with MTE and KASAN_HW_TAGS (policy/matrix-arm64-mte;'
-	@echo '                     fails at boot on Debian 12'"'"'s QEMU, vanilla included: README)'
-	@echo 'make harness-tests   boot cells that hang, panic or warn on purpose and check the'
-	@echo '                     harness judges them failed for the right reason'
-	@echo 'make bench           benchmark every policy against vanilla and init_on_free'
-	@echo '                     (build/results/bench.md, .json, .svg); ~25 min'
-	@echo 'make bench-smoke     the bench on vanilla and off at a small scale (make check)'
-	@echo 'make uml             the KUnit suite under User-Mode Linux, built by kunit.py, once'
-	@echo '                     per policy of policy/uml (make check; build/results/uml/)'
-	@echo 'make bench-uml       the microbenchmark under UML on the host CPU beside the'
-	@echo '                     memset floor (build/results/bench-uml/)'
-	@echo 'make scanner-tests   the RAM scanner with the initramfs'"'"'s binaries (in make unit)'
-	@echo 'make lava-jobs       one LAVA job definition per cell, in build/lava/jobs/'
-	@echo 'make lava-smoke      run one generated job with lava-run (LAVA_CELL=vanilla)'
-	@echo 'make refresh         write the commits of build/src/linux-patched to src-patches/'
-	@echo 'make series-check    apply the series patch by patch: checkpatch --strict + build each,'
-	@echo '                     then make series-whole'
-	@echo 'make series-whole    CONFIG_SANITIZE_MEM=n build, flags 0 without it, no new W=1 or'
-	@echo '                     sparse warning in the touched files, i386 HIGHMEM and arm64'
-	@echo '                     builds (KTAP)'
-	@echo 'make mbox            the series and a cover letter as build/results/sanitize_mem.mbox'
-	@echo '                     (To:/Cc: of each mail from get_maintainer.pl)'
-	@echo 'make mbox-check      read that mbox back with b4 and git am it onto pristine (KTAP)'
-	@echo 'make clean           remove build outputs and results (keeps trees and ccache)'
-	@echo 'make distclean       remove build/ entirely'
-	@echo 'Variables: JOBS, TIMEOUT (s per cell), MATRIX, ACCEL=tcg|kvm (skip the probe)'
+	@awk '/^## / { d = d (d ? "\n" : "") substr($$0, 4); next } \
+	     d && /^[a-z][a-z0-9%-]*:/ { t = substr($$0, 1, index($$0, ":") - 1); \
+		n = split(d, l, "\n"); printf "make %-18s %s\n", t, l[1]; \
+		for (i = 2; i <= n; i++) printf "%-23s %s\n", "", l[i] } { d = "" }' $(MAKEFILE_LIST)
+	@echo "Suites (policy/suites; make check-<suite>): $$($(HARNESS) suites | tr '\n' ' ')"
+	@echo "  not in make check: $$($(HARNESS) suites --check no | tr '\n' ' ')"
+	@echo 'Variables: JOBS, TIMEOUT (s per cell), MATRIX, SUITE, ACCEL=tcg|kvm (skip the probe),'
+	@echo '           KERNELS="name ..." (make kernel)'
 
 # --- packages ----------------------------------------------------------------
 
 # Checked on every run (a few dpkg queries), installed only when missing.
+## install the Debian packages that are missing
 deps:
 	@SUDO=$(SUDO) tests/harness/deps.sh $(PACKAGES)
 deps-arm64: deps
@@ -260,6 +203,7 @@ deps-arm64: deps
 
 # --- kernel trees and builds -------------------------------------------------
 
+## unpack linux-source-6.12 and apply src-patches/series
 trees: deps
 	@tests/series/trees.sh patched
 
@@ -270,12 +214,16 @@ pristine: deps
 
 # One kernel build at a time (a lock in build/stamp/): two makes building
 # into the same object directory corrupt each other's dependency files.
+## build the kernels of policy/kernels the matrix and bench use (out of
+## tree, ccache; KERNELS="name ..." for some); an unchanged one is skipped
 kernel: deps
 	@OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) MATRIX=$(MATRIX) \
 		tests/kernel/build-kernels.sh $(KERNELS)
 
 # Every option of the distro areas where a built kernel differs from
 # Debian's configuration, and why (build/results/config-diff/<kernel>.txt).
+## every distro-area option where a distro kernel differs from Debian's
+## config, and why
 config-diff: kernel
 	@OBJ=$(OBJ) PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) OUT=$(RESULTS)/config-diff \
 		tests/kernel/config-diff.sh $(CONFIG_DIFF_FLAGS) $(KERNELS)
@@ -343,6 +291,7 @@ $(INITRD): qemu-boot/init qemu-boot/mkinitramfs.sh qemu-boot/host-programs $(HOS
 	$(B)/tools/gen_init_cpio $@.list > $@.tmp
 	mv $@.tmp $@
 
+## build the guest initramfs (busybox + guest programs)
 initramfs: deps
 	@$(MAKE) --no-print-directory $(INITRD) $(RAMSCAN)
 
@@ -374,12 +323,13 @@ accel: kernel initramfs
 # stale one.  What the standalone jobs wrote (make bench: ~25 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
-KEEP_RESULTS := debug real arm64 arm64-mte bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
+KEEP_RESULTS := $(filter-out .,$(shell $(HARNESS) suites --field results)) bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
 reset-results:
 	@mkdir -p $(RESULTS)
 	@find $(RESULTS) -mindepth 1 -maxdepth 1 \
 		$(foreach k,$(KEEP_RESULTS),! -name '$(k)') -exec rm -rf {} +
 
+## boot every cell of MATRIX (JOBS at once) without rebuilding
 matrix:
 	@echo "matrix: $(words $(CELLS)) cells from $(MATRIX), $(JOBS) at a time"
 	@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix run-cell-,$(CELLS)) || \
@@ -389,6 +339,8 @@ run-cell-%:
 	@$(CELL_ENV) tests/harness/run-cell.sh $(MATRIX) $* $(RESULTS)
 
 # The attacker's view alone: the cells that scan guest RAM, and their table.
+## only the cells that count secrets left in guest RAM, and their table
+## build/results/lifetime.md
 lifetime: kernel initramfs accel
 	@$(MAKE) --no-print-directory reset-results
 	@$(MAKE) --no-print-directory matrix \
@@ -396,6 +348,7 @@ lifetime: kernel initramfs accel
 	$(MAKE) --no-print-directory summary SUMMARY_MATRIX=
 	@echo "lifetime: build/results/lifetime.md"
 
+## boot one cell and judge it: make cell CELL=name
 cell: kernel initramfs accel
 	@[ -n "$(CELL)" ] || { echo "usage: make cell CELL=name (one of: $(CELLS))" >&2; exit 2; }
 	@mkdir -p $(RESULTS)
@@ -405,6 +358,8 @@ cell: kernel initramfs accel
 # lifetime.json of each cell) without booting: a change to the judge,
 # policy/matrix's expectations or policy/lifetime checked in seconds.  The
 # broken cells of make harness-tests too, when make check left them.
+## judge again the saved console logs of build/results/<cell>/ without
+## booting, and rewrite the summary (MATRIX=, RESULTS= as for make matrix)
 judge:
 	@python3 -m harness judge --matrix $(MATRIX) --results $(RESULTS) \
 		--lifetime $(LIFETIME_TABLE)
@@ -422,6 +377,8 @@ summary:
 POLICY ?= full
 KERNEL ?= lab-patched
 BOOT_ARCH = $(call arch_of,$(KERNEL))
+## boot a guest with a shell on this terminal (exit to power off):
+## POLICY=full [ARGS=...] [KERNEL=lab-patched|<any of policy/kernels>]
 boot: kernel initramfs accel
 	@[ "$(BOOT_ARCH)" = x86_64 ] || $(MAKE) --no-print-directory initramfs-$(BOOT_ARCH)
 	@ACCEL=$$(cat $(B)/accel) ARCH=$(BOOT_ARCH) qemu-boot/boot.sh $(KERNEL) $(call image,$(KERNEL)) \
@@ -455,6 +412,9 @@ UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/t
 UNIT_build-stamp := python3 tests/selftest/test_build_stamp.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
 # YAML, the bench plot with its matplotlib: all make unit may need to install.
+## the harness tests that need no kernel (policy/ loader, judge on saved
+## logs, expect driver, LAVA jobs, bench parser, RAM scanner, the kernel
+## stamp, the UML runner): seconds, nothing built
 unit:
 	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml python3-matplotlib"
 	@$(MAKE) --no-print-directory -k $(addprefix unit-,$(UNIT_SUITES))
@@ -469,6 +429,8 @@ unit-%:
 # as failed with the right reason (the parser itself is tested on saved
 # logs by make unit).
 HARNESS_CELLS := $(B)/harness-cells
+## boot cells that hang, panic or warn on purpose and check the harness
+## judges them failed for the right reason
 harness-tests: kernel initramfs accel
 	@rm -rf $(HARNESS_CELLS)
 	@$(MAKE) --no-print-directory matrix MATRIX=tests/selftest/broken.matrix \
@@ -478,6 +440,7 @@ harness-tests: kernel initramfs accel
 
 # The RAM scanner on files with a known number of copies, without a guest,
 # with the binaries of the initramfs (make unit runs it too, in make check).
+## the RAM scanner with the initramfs's binaries (in make unit)
 scanner-tests: initramfs
 	@$(MAKE) --no-print-directory unit-scanner
 
@@ -487,6 +450,7 @@ scanner-tests: initramfs
 # kernels: the free paths of the patched kernel with every key off must
 # gain nothing over vanilla but jump-label NOPs; the allocation paths may
 # call sanitize_mem_* but lose no inlining and no frame depth.
+## compare the fast paths of the lab kernels (keys off; frames)
 fastpath: kernel
 	@python3 tests/kernel/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
 		$(RESULTS)/fastpath
@@ -498,6 +462,8 @@ fastpath: kernel
 # build/results/bench.{md,json,svg}.  Measures, never asserts on time.
 BENCH_ENV = OBJ=$(OBJ) \
 	INITRD=$(INITRD) RAMDIR=$(RAMDIR) OUT=$(RESULTS)
+## benchmark every policy against vanilla and init_on_free
+## (build/results/bench.md, .json, .svg); ~25 min
 bench: kernel initramfs
 	@mkdir -p $(RESULTS)
 	@$(BENCH_ENV) tests/bench/run-bench.sh
@@ -507,6 +473,7 @@ bench: kernel initramfs
 # (vanilla, off, and off's microbenchmark boot) whose every workload must
 # report on an intact bench channel and every microbenchmark on the console;
 # the first errors, naming configuration and workload, are the test's message.
+## the bench on vanilla and off at a small scale (make check)
 bench-smoke: kernel initramfs
 	@python3 -m harness verdict --out $(RESULTS)/bench-smoke \
 		--cell bench-smoke --kernel both --log bench-smoke.md --test every_workload_reported \
@@ -516,6 +483,7 @@ bench-smoke: kernel initramfs
 
 # docs/results.md (and the bench plot) regenerated from the last runs of
 # make lifetime / make check and make bench; a missing run is named.
+## regenerate docs/results.md and the plots from the last runs
 docs-results:
 	@python3 -m harness docs --results $(RESULTS) --docs docs
 
@@ -531,6 +499,8 @@ UML_SRC ?= $(PATCHED)
 UML_OBJ ?= $(B)/uml
 UML_ARGS = --src $(UML_SRC) --build-dir $(UML_OBJ) --jobs $(JOBS)
 UML_TREE = $(if $(filter $(PATCHED),$(UML_SRC)),trees,deps)
+## the KUnit suite under User-Mode Linux, built by kunit.py, once per
+## policy of policy/uml (make check; build/results/uml/)
 uml: $(UML_TREE)
 	@python3 tests/uml/uml.py kunit $(UML_ARGS) --out $(RESULTS)/uml
 
@@ -538,6 +508,8 @@ $(B)/tools/memset-bw: tests/uml/memset-bw.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
+## the microbenchmark under UML on the host CPU beside the memset floor
+## (build/results/bench-uml/)
 bench-uml: $(UML_TREE)
 	@$(MAKE) --no-print-directory deps PACKAGES=python3-matplotlib
 	@$(MAKE) --no-print-directory $(B)/tools/memset-bw
@@ -552,10 +524,12 @@ bench-uml: $(UML_TREE)
 
 # One LAVA job per cell of policy/matrix, and one of them run end to end
 # with the dispatcher's standalone lava-run on this machine.
+## one LAVA job definition per cell, in build/lava/jobs/
 lava-jobs:
 	@python3 lava/make-jobs.py --out $(B)/lava/jobs
 
 LAVA_CELL ?= vanilla
+## run one generated job with lava-run (LAVA_CELL=vanilla)
 lava-smoke: kernel initramfs
 	@python3 -m harness verdict --out $(RESULTS)/lava \
 		--cell lava --kernel lab-vanilla --log ../lava/out/$(LAVA_CELL)/console.log \
@@ -565,12 +539,15 @@ lava-smoke: kernel initramfs
 
 # --- patches ----------------------------------------------------------------------
 
+## write the commits of build/src/linux-patched to src-patches/
 refresh:
 	@tests/series/trees.sh refresh
 
 # Bisectability: every patch applies, passes checkpatch --strict and builds
 # (KTAP in build/results/series-check.txt); then the whole-series checks.
 # Both run even if the first fails; the target fails if either does.
+## apply the series patch by patch: checkpatch --strict + build each,
+## then make series-whole
 series-check: trees
 	@# checkpatch.pl's SPDX check of new files runs scripts/spdxcheck.py.
 	@$(MAKE) --no-print-directory deps PACKAGES="python3-ply python3-git"
@@ -587,6 +564,8 @@ series-check: trees
 # builds and its flags are 0, no new W=1 or sparse warning in the files the
 # series touches, i386 HIGHMEM (pages reached through kmap) and arm64 build.
 # Needs the lab-patched kernel (the =y control).
+## CONFIG_SANITIZE_MEM=n build, flags 0 without it, no new W=1 or sparse
+## warning in the touched files, i386 HIGHMEM and arm64 builds (KTAP)
 series-whole: trees
 	@$(MAKE) --no-print-directory deps PACKAGES="sparse gcc-aarch64-linux-gnu"
 	@$(MAKE) --no-print-directory kernel KERNELS=lab-patched
@@ -595,6 +574,7 @@ series-whole: trees
 		FRAGMENTS="$$(python3 -m harness fragments lab-patched)" tests/series/series-whole.sh
 
 # The series as one mbox with a cover letter, for git send-email.
+## the series and a cover letter as build/results/sanitize_mem.mbox
 mbox: trees
 	@mkdir -p $(RESULTS)
 	@RESULTS=$(RESULTS) tests/series/mbox.sh $(RESULTS)/sanitize_mem.mbox
@@ -604,15 +584,18 @@ mbox: trees
 # the mbox was made from.
 # Local only (no network once b4 is installed), 15 to 45 s here; not in make
 # check, which builds no mbox.
+## read that mbox back with b4 and git am it onto pristine (KTAP)
 mbox-check: mbox
 	@$(MAKE) --no-print-directory deps PACKAGES=b4
 	@tests/series/mbox-check.sh $(RESULTS)/sanitize_mem.mbox
 
 # --- cleaning -----------------------------------------------------------------------
 
+## remove build outputs and results (keeps trees and ccache)
 clean:
 	rm -rf $(OBJ) $(RESULTS) $(RAMDIR) $(B)/guest $(B)/tools $(B)/initramfs.cpio* \
 		$(B)/accel $(HARNESS_CELLS)
 
+## remove build/ entirely
 distclean:
 	rm -rf $(B)

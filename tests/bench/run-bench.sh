@@ -100,7 +100,7 @@ done
 
 [ -r "$BENCH_POLICY" ] || { echo "run-bench: no $BENCH_POLICY" >&2; exit 2; }
 # The configurations to boot, as the loader reads and checks them
-# (tests/harness/policy.py bench): one line of shell assignments each (config=,
+# (python3 -m harness bench): one line of shell assignments each (config=,
 # kernel=, tree=, args=), for eval.  A malformed policy/bench (or a
 # policy/bench-targets its report could not read) stops the run here,
 # naming file and line, before anything boots.
@@ -308,7 +308,7 @@ micro_boot() {
 }
 
 i=0
-config= kernel= tree= args=	# each row of policy.py bench sets them
+config= kernel= tree= args=	# each row of python3 -m harness bench sets them
 while read -r row; do
 	eval "$row"
 	cfg=$config

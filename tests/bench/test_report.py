@@ -37,6 +37,7 @@ from bench import report
 from bench import sizes
 from bench import targets
 from selftest import ktap_runner
+from selftest.testutil import TempDirTest
 from harness import policy
 
 REPORT = os.path.join(HERE, "report.py")
@@ -71,13 +72,10 @@ def channel(bodies, t0=1.0, step=0.25):
 CONSOLE_OK = "HARNESS: policy=off\nsome kernel line\nHARNESS: END\n"
 
 
-class Case(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
+class Case(TempDirTest):
+    @property
+    def dir(self):
+        return self.d
 
     def boot(self, rows, console=CONSOLE_OK, name="icount"):
         """Write a boot's console and channel; return its console log path."""

@@ -102,7 +102,8 @@ def cmd_cells(args):
     return 0
 
 
-POLICY_COMMANDS = ("kernels", "kernel", "arch", "fragments", "cell", "bench", "check")
+POLICY_COMMANDS = ("kernels", "kernel", "arch", "fragments", "cell", "bench", "check",
+                   "suite", "suites")
 
 
 def main(argv=None):

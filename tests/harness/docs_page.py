@@ -1,6 +1,6 @@
 """docs/results.md and docs/bench.svg from the last runs' results.
 
-    docs_results.py --results build/results --docs docs
+    python3 -m harness docs --results build/results --docs docs
 
 The tables of build/results/lifetime.md (make lifetime, make check),
 arm64/lifetime.md (make check-arm64), arm64-mte/lifetime.md (make

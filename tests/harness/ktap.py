@@ -3,7 +3,7 @@
 clean_lines() takes a console log to lines (no CR, no printk timestamps);
 parse_ktap() finds every leaf result in them, with the range of log lines
 that belong to it, so a kernel report can be attributed to a test case.
-Used by the judge (tests/harness/judge.py), by tests/harness/__main__.py ktap (a host
+Used by the judge (tests/harness/judge.py), by python3 -m harness ktap (a host
 suite's KTAP) and by lava/lava_verdict.py.  Standard library only.
 """
 

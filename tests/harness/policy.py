@@ -23,14 +23,20 @@ those of the harness's entry point (python3 -m harness, tests/harness/__main__.p
         all of B in file order, or the CONFIGs named, in their order (a
         name B does not define is an error).  B is checked whole first,
         and policy/bench-targets against it (--targets)
-    python3 -m harness check [--matrix M ...] [--bench B ...]
-        fail, naming file and line, on a malformed policy/kernels, a cell
-        or bench line that names a kernel it does not define, a cell's
-        expect column with an unknown key or a bad value, or a
-        policy/lifetime column that is not a cell of policy/matrix or
-        policy/matrix-debug running guest:lifetime (or such a cell
-        without a column), or a row that is not a channel of
-        tests/scan/channels (or a channel without a row), or a line of
+    python3 -m harness suite NAME [FIELD]
+        one suite of policy/suites: shell assignments (suite=, matrix=,
+        lifetime=, channels=, results=, check=, needs=, env=) or one
+        FIELD's value
+    python3 -m harness suites [--check yes|no] [--field F | --summary-parts]
+        the suites (or one field of each), one per line
+    python3 -m harness check [--matrix M ...] [--bench B ...] [--suites S]
+        fail, naming file and line, on a malformed policy/kernels,
+        policy/arches or policy/suites, a cell or bench line that names a
+        kernel it does not define, a cell's expect column with an unknown
+        key or a bad value, or a column of a lifetime table that is not a
+        cell running guest:lifetime in the suites that name the table (or
+        such a cell without a column), or a row that is not a channel of
+        those suites' list (or a channel without a row), or a line of
         policy/fastpath that is not "free|alloc <function>", or a
         configuration of policy/bench defined twice, or a target of
         policy/bench-targets that names a configuration policy/bench does
@@ -51,9 +57,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 KERNELS = os.path.join(TOP, "policy", "kernels")
-# The matrices whose cells policy/lifetime may name (make check, make
-# check-debug), and the channels the host scanner counts.
-MATRICES = (os.path.join(TOP, "policy", "matrix"), os.path.join(TOP, "policy", "matrix-debug"))
 LIFETIME = os.path.join(TOP, "policy", "lifetime")
 CHANNELS = os.path.join(TOP, "tests", "scan", "channels")
 FASTPATH = os.path.join(TOP, "policy", "fastpath")
@@ -61,21 +64,15 @@ BENCH = os.path.join(TOP, "policy", "bench")
 BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
 BENCH_WORKLOADS = os.path.join(TOP, "policy", "bench-workloads")
 UML = os.path.join(TOP, "policy", "uml")
-# make lifetime-real: channels driven by real programs, a sibling of make
-# check with its own matrix, table and channel list.
-MATRIX_REAL = os.path.join(TOP, "policy", "matrix-real")
-LIFETIME_REAL = os.path.join(TOP, "policy", "lifetime-real")
-CHANNELS_REAL = os.path.join(TOP, "tests", "scan", "channels-real")
-# make check-arm64 and make check-arm64-mte: the arm64 cells, siblings of
-# make check, each (matrix, table) (the channels are make check's).
-ARM64 = tuple((os.path.join(TOP, "policy", f"matrix-{name}"),
-               os.path.join(TOP, "policy", f"lifetime-{name}"))
-              for name in ("arm64", "arm64-mte"))
+# The suites of boots (make check and its siblings), each a matrix, the
+# table its lifetime cells are judged against and their channel list.
+SUITES = os.path.join(TOP, "policy", "suites")
+SUITE_FIELDS = ("suite", "matrix", "lifetime", "channels", "results", "check", "needs", "env")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
 FLAVOURS = ("lab", "distro", "debug")
 # The architectures a kernel is built for; how each is built and booted
-# (ARCH=, the cross compiler, the image, the QEMU) is qemu-boot/arch.sh's.
+# (ARCH=, the cross compiler, the image, the QEMU) is policy/arches's.
 ARCHES_FILE = os.path.join(TOP, "policy", "arches")
 ARCH_FIELDS = ("arch", "karch", "cross", "target", "image", "qemu", "machine", "cpu",
                "cmdline", "guest-cc", "packages")
@@ -119,34 +116,43 @@ def rows(path, nfields):
         yield lineno, fields
 
 
-def read_arches(path=None):
-    """{arch: {field: value}} of policy/arches, "-" read as empty, with the
-    environment's QEMU_<ARCH> in place of the qemu field when set."""
-    path = shown(path or ARCHES_FILE)
-    arches = {}
-    for lineno, fields in rows(path, len(ARCH_FIELDS)):
+def named_records(path, fields, what, name_re, name_rule):
+    """The lines of a "|"-table whose first field names each line, as
+    {field: value} ("-" read as empty, "where": file:line); names checked
+    against name_re and unique."""
+    seen = {}
+    for lineno, values in rows(path, len(fields)):
         where = f"{path}:{lineno}"
-        rec = {k: ("" if v == "-" else v) for k, v in zip(ARCH_FIELDS, fields)}
-        name = rec["arch"]
-        if not re.match(r"^[a-z][a-z0-9_]*$", name):
-            raise PolicyError(f"{where}: arch name {name!r}: lower case, digits and '_'")
-        if name in arches:
-            raise PolicyError(f"{where}: arch {name} is already defined at "
-                              f"{arches[name]['where']}")
+        rec = {k: ("" if v == "-" else v) for k, v in zip(fields, values)}
+        name = values[0]
+        if not name_re.match(name):
+            raise PolicyError(f"{where}: {what} name {name!r}: {name_rule}")
+        if name in seen:
+            raise PolicyError(f"{where}: {what} {name} is already defined at {seen[name]}")
+        seen[name] = rec["where"] = where
+        yield rec
+    if not seen:
+        raise PolicyError(f"{path}: no {what} lines")
+
+
+def read_arches(path=None):
+    """{arch: {field: value}} of policy/arches, with the environment's
+    QEMU_<ARCH> in place of the qemu field when set."""
+    arches = {}
+    for rec in named_records(shown(path or ARCHES_FILE), ARCH_FIELDS, "arch",
+                             re.compile(r"^[a-z][a-z0-9_]*$"), "lower case, digits and '_'"):
+        where = rec["where"]
         for k in ("target", "image", "qemu", "machine", "cpu", "guest-cc"):
             if not rec[k] or " " in rec[k]:
                 raise PolicyError(f"{where}: {k} must be one word, not {rec[k]!r}")
         if bool(rec["karch"]) != bool(rec["cross"]):
             raise PolicyError(f"{where}: karch and cross go together (both '-' for the host's)")
-        env = "QEMU_" + name.upper()
+        env = "QEMU_" + rec["arch"].upper()
         if os.environ.get(env):
             if not PLAIN_PATH.match(os.environ[env]):
                 raise PolicyError(f"{env}={os.environ[env]!r} is not a plain path")
             rec["qemu"] = os.environ[env]
-        rec["where"] = where
-        arches[name] = rec
-    if not arches:
-        raise PolicyError(f"{path}: no architectures")
+        arches[rec["arch"]] = rec
     return arches
 
 
@@ -374,10 +380,53 @@ def read_channels(path=CHANNELS):
     return channels
 
 
-def check_lifetime(path=LIFETIME, matrices=MATRICES, channels=CHANNELS, kernels=None):
+def read_suites(path=None):
+    """{name: {field: value}} of policy/suites, in file order; the files
+    each names exist, a results folder is one suite's."""
+    suites, folders = {}, {}
+    for rec in named_records(shown(path or SUITES), SUITE_FIELDS, "suite", NAME,
+                             "lower case, digits and '-'"):
+        where, name = rec["where"], rec["suite"]
+        for k in ("matrix", "lifetime", "channels"):
+            if not os.path.isfile(os.path.join(TOP, rec[k])):
+                raise PolicyError(f"{where}: {k} {rec[k]!r}: no such file")
+        if rec["check"] not in ("yes", "no"):
+            raise PolicyError(f"{where}: check must be yes or no, not {rec['check']!r}")
+        if rec["results"] != "." and not NAME.match(rec["results"]):
+            raise PolicyError(f"{where}: results {rec['results']!r}: a folder name "
+                              f"(lower case, digits, '-') or '.'")
+        if rec["results"] in folders:
+            raise PolicyError(f"{where}: results folder {rec['results']!r} is already "
+                              f"suite {folders[rec['results']]}'s")
+        folders[rec["results"]] = name
+        for word in rec["env"].split():
+            var, eq, value = word.partition("=")
+            if not eq or not re.match(r"^[A-Z][A-Z0-9_]*$", var) or not PLAIN_PATH.match(value):
+                raise PolicyError(f"{where}: env {word!r}: VARIABLE=plain/path")
+        suites[name] = rec
+    return suites
+
+
+def lifetime_groups(suites):
+    """(table, [matrices], channels) for each lifetime table the suites
+    name: a table's columns are the lifetime cells of all of them."""
+    groups = {}
+    for s in suites.values():
+        g = groups.setdefault(s["lifetime"], ([], s["channels"]))
+        if g[1] != s["channels"]:
+            raise PolicyError(f"{s['where']}: {s['lifetime']} is judged with "
+                              f"{g[1]} by another suite, not {s['channels']}")
+        g[0].append(os.path.join(TOP, s["matrix"]))
+    return [(os.path.join(TOP, t), m, os.path.join(TOP, c)) for t, (m, c) in groups.items()]
+
+
+def check_lifetime(path=LIFETIME, matrices=None, channels=CHANNELS, kernels=None):
     """Every column of policy/lifetime is a cell of one of the matrices that
     runs guest:lifetime, and every such cell has a column; every row is a
     channel of tests/scan/channels, and every channel has a row."""
+    if matrices is None:
+        matrices = [m for t, ms, _ in lifetime_groups(read_suites())
+                    if os.path.abspath(t) == os.path.abspath(path) for m in ms]
     path, channels, matrices = shown(path), shown(channels), [shown(m) for m in matrices]
     header, cells, body = lifetime_rows(path)
     scanned = {}
@@ -630,22 +679,24 @@ def main(argv=None):
         p.add_argument("--matrix", action="append", default=[])
         p.add_argument("--bench", action="append", default=[])
     p = sub.choices["check"]
-    p.add_argument("--lifetime", default=LIFETIME, help="checked against --lifetime-matrix")
-    p.add_argument("--lifetime-matrix", action="append",
-                   help="the matrices whose cells policy/lifetime names "
-                        "(default: policy/matrix and policy/matrix-debug)")
-    p.add_argument("--channels", default=CHANNELS)
+    p.add_argument("--suites", default=SUITES,
+                   help="every suite's matrix, and each lifetime table against the "
+                        "cells and channels of the suites that name it")
     p.add_argument("--fastpath", default=FASTPATH)
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
     p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
     p.add_argument("--uml", default=UML)
-    p.add_argument("--real", nargs=3, default=(MATRIX_REAL, LIFETIME_REAL, CHANNELS_REAL),
-                   metavar=("MATRIX", "LIFETIME", "CHANNELS"),
-                   help="make lifetime-real's matrix, table and channel list")
-    p.add_argument("--arm64", nargs=2, action="append", metavar=("MATRIX", "LIFETIME"),
-                   help="make check-arm64's matrix and table (default: both of "
-                        "make check-arm64 and make check-arm64-mte)")
+    p = sub.add_parser("suite")
+    p.add_argument("name")
+    p.add_argument("field", nargs="?", choices=SUITE_FIELDS)
+    p = sub.add_parser("suites")
+    p.add_argument("--check", choices=("yes", "no"), help="only those make check runs (yes) "
+                   "or not")
+    p.add_argument("--field", choices=SUITE_FIELDS, default="suite")
+    p.add_argument("--summary-parts", action="store_true",
+                   help="RESULTS=MATRIX of each (make summary's --part), the "
+                        "main folder's aside")
     for name in ("kernel", "fragments"):
         p = sub.add_parser(name)
         p.add_argument("name")
@@ -662,6 +713,24 @@ def main(argv=None):
     p.add_argument("config", nargs="*")
     args = ap.parse_args(argv)
 
+    if args.cmd == "suite":
+        suites = read_suites()
+        if args.name not in suites:
+            raise PolicyError(f"no suite {args.name!r} in policy/suites "
+                              f"(one of {', '.join(suites)})")
+        rec = suites[args.name]
+        print(rec[args.field] if args.field else
+              "\n".join(f"{k}={shlex.quote(rec[k])}" for k in SUITE_FIELDS))
+        return 0
+    if args.cmd == "suites":
+        for rec in read_suites().values():
+            if args.check and rec["check"] != args.check:
+                continue
+            if not args.summary_parts:
+                print(rec[args.field])
+            elif rec["results"] != ".":
+                print(f"{rec['results']}={rec['matrix']}")
+        return 0
     if args.cmd == "arch":
         arches = read_arches()
         if args.name not in arches:
@@ -697,20 +766,16 @@ def main(argv=None):
         return 0
     for m in args.matrix:
         read_matrix(m, kernels)
-    check_lifetime(args.lifetime, args.lifetime_matrix or MATRICES, args.channels, kernels)
+    suites = read_suites(args.suites)
+    for s in suites.values():
+        read_matrix(os.path.join(TOP, s["matrix"]), kernels)
+    for table, matrices, channels in lifetime_groups(suites):
+        check_lifetime(table, matrices, channels, kernels)
     read_fastpath(args.fastpath)
     for b in args.bench:
         read_bench(b, kernels)
     read_bench_targets(args.bench_targets, BENCH, kernels)
     read_bench_workloads(args.bench_workloads)
     read_uml(args.uml)
-    real_matrix, real_lifetime, real_channels = args.real
-    read_matrix(real_matrix, kernels)
-    check_lifetime(real_lifetime, [real_matrix], real_channels, kernels)
-    # The arm64 tables list tests/scan/channels whatever --channels says
-    # (make lifetime-real used to pass its own list and so broke them).
-    for arm64_matrix, arm64_lifetime in args.arm64 or ARM64:
-        read_matrix(arm64_matrix, kernels)
-        check_lifetime(arm64_lifetime, [arm64_matrix], CHANNELS, kernels)
     return 0
 

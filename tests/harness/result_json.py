@@ -3,7 +3,7 @@
 Every producer of results (a judged matrix cell, a host test's KTAP, the
 broken cells of make harness-tests, the fast paths, the bench smoke run,
 the LAVA smoke run) writes <dir>/result.json through write(), so the shape
-tests/harness/__main__.py summary reads is defined here and nowhere else:
+python3 -m harness summary reads is defined here and nowhere else:
 
     {"cell": name, "kernel": kernel, "args": kernel arguments, "log": path,
      ...what a matrix cell adds (expect, seconds, config, cmdline, ...),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make kernel: the trees (tests/series/trees.sh patched), the data of
-# policy/ checked (tests/harness/policy.py check) and every kernel named built
+# policy/ checked (python3 -m harness check) and every kernel named built
 # (build-kernel.sh), one make at a time: two makes building into the same
 # object directory corrupt each other's dependency files, so a second one
 # waits for the lock (an hour at most).

@@ -1,5 +1,5 @@
 """Run a test module's unittest cases and print KTAP, one line per case,
-so that "tests/harness/__main__.py ktap" counts them with everything else:
+so that "python3 -m harness ktap" counts them with everything else:
 
     ok 3 KtapTest.test_skip_is_not_pass
     not ok 4 JudgeTest.test_wrong_policy_fails # AssertionError: ...

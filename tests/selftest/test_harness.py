@@ -6,7 +6,7 @@
    timestamps, interleaved kernel lines, panics, warnings, provoked
    reports, policy and bad-value checks, policy/lifetime) and the expect
    driver (tests/harness/run-cell.exp) on a fake guest.  Prints KTAP, one line
-   per case (-v: a failure's traceback too), for "tests/harness/__main__.py ktap".
+   per case (-v: a failure's traceback too), for "python3 -m harness ktap".
 2. With --cells ("make harness-tests", only this part): the cells of
    tests/selftest/broken.matrix, booted for real, must have been judged as
    their "verdict=" says (a hang is a timeout, a panic and a WARNING fail
@@ -210,7 +210,7 @@ class JudgeTest(unittest.TestCase):
 
 
 class JudgeAgainTest(unittest.TestCase):
-    """results.py judge (make judge): saved logs judged again, no boot."""
+    """python3 -m harness judge (make judge): saved logs judged again, no boot."""
 
     def setUp(self):
         d = tempfile.mkdtemp(prefix="judge-test.")
@@ -347,7 +347,7 @@ class ResultFileTest(unittest.TestCase):
     """tests/harness/result_json.py, the one writer of result.json."""
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="resultfile-test.")
+        self.dir = tempfile.mkdtemp(prefix="result-json-test.")
         self.addCleanup(shutil.rmtree, self.dir, True)
 
     def read(self, name):

@@ -18,12 +18,11 @@ import importlib.util
 import io
 import os
 import sys
-import tempfile
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 from selftest import ktap_runner
+from selftest.testutil import TempDirTest
 
 spec = importlib.util.spec_from_file_location("make_jobs",
                                               os.path.join(TOP, "lava", "make-jobs.py"))
@@ -36,13 +35,10 @@ GOLDEN_CELLS = ("vanilla", "bad-bogus", "distro-full")
 BASE_URL = "file:///build"
 
 
-class LavaJobTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.out = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
+class LavaJobTest(TempDirTest):
+    @property
+    def out(self):
+        return self.d
 
     def generate(self, *extra):
         with contextlib.redirect_stderr(io.StringIO()):

@@ -261,8 +261,10 @@ class LifetimeCheckTest(unittest.TestCase):
                                       "--bench", os.path.join(TOP, "policy", "bench")]), 0)
         bad = write(self.d, "bad-lifetime", "channel vanilla nope\nheap found 0\n")
         with self.assertRaisesRegex(SystemExit, r"bad-lifetime:1: column nope is not a cell"):
+            text = open(policy.SUITES, encoding="utf-8").read().replace(
+                "| policy/lifetime ", f"| {bad} ")
             policy.main(["check", "--matrix", os.path.join(TOP, "policy", "matrix"),
-                         "--lifetime", bad])
+                         "--suites", write(self.d, "suites", text)])
 
 
 class FastpathTest(TempDirTest):
@@ -400,7 +402,7 @@ class BenchTargetsTest(unittest.TestCase):
 
 
 class CellFieldsTest(unittest.TestCase):
-    """policy.py cell: the fields tests/harness/run-cell.sh evals, read by the loader."""
+    """python3 -m harness cell: the fields tests/harness/run-cell.sh evals, read by the loader."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -553,25 +555,56 @@ class ArchTest(unittest.TestCase):
                 policy.read_arches(path)
 
 class CheckCoversEveryFileTest(TempDirTest):
-    """policy.py check, which make unit and make kernel run before anything
-    is built, reads policy/uml and make lifetime-real's files too."""
+    """python3 -m harness check, which make unit and make kernel run before
+    anything is built: every suite of policy/suites (its matrix, its
+    lifetime table against its channels), policy/uml and the bench."""
 
     def check(self, *args):
         return subprocess.run([sys.executable, "-m", "harness",
                                "check", *args], capture_output=True, text=True, timeout=60)
 
+    def suites(self, **replace):
+        """policy/suites with some files replaced (name: path), as a new file."""
+        with open(policy.SUITES, encoding="utf-8") as f:
+            text = f.read()
+        for name, path in replace.items():
+            text = text.replace(f"| policy/{name} ", f"| {path} ")
+        return write(self.d, "suites", text)
+
     def test_the_real_files_pass(self):
         r = self.check()
         self.assertEqual(r.returncode, 0, r.stderr)
 
-    def test_another_channel_list_leaves_the_arm64_tables_alone(self):
-        # --channels names the list of --lifetime's table; the arm64 tables
-        # list tests/scan/channels's channels whatever it says
-        real = os.path.join(TOP, "policy", "matrix-real")
-        r = self.check("--lifetime", os.path.join(TOP, "policy", "lifetime-real"),
-                       "--lifetime-matrix", real,
-                       "--channels", os.path.join(TOP, "tests", "scan", "channels-real"))
-        self.assertEqual(r.returncode, 0, r.stderr)
+    def test_each_table_is_judged_with_its_suites_channels(self):
+        # the real programs' table with make check's channel list: its rows
+        # are not those channels
+        groups = policy.lifetime_groups(policy.read_suites())
+        tables = {os.path.basename(t): (len(m), os.path.basename(c)) for t, m, c in groups}
+        self.assertEqual(tables["lifetime"], (2, "channels"))     # make check and debug
+        self.assertEqual(tables["lifetime-real"], (1, "channels-real"))
+        text = open(policy.SUITES, encoding="utf-8").read().replace(
+            "tests/scan/channels-real", "tests/scan/channels      ")
+        r = self.check("--suites", write(self.d, "suites", text))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"lifetime-real:\d+: .*channel")
+
+    def test_a_table_with_two_channel_lists(self):
+        # make check and the debug suite share policy/lifetime
+        lines = open(policy.SUITES, encoding="utf-8").read().splitlines(True)
+        text = "".join(x.replace("tests/scan/channels ", "tests/scan/channels-real ")
+                       if x.startswith("debug ") else x for x in lines)
+        with self.assertRaisesRegex(SystemExit, r"suites:\d+: policy/lifetime is judged with "):
+            policy.lifetime_groups(policy.read_suites(write(self.d, "suites", text)))
+
+    def test_typo_in_suites_names_file_and_line(self):
+        text = open(policy.SUITES, encoding="utf-8").read().replace(
+            "policy/matrix-debug ", "policy/matrix-debgu ")
+        r = self.check("--suites", write(self.d, "suites", text))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"suites:\d+: matrix 'policy/matrix-debgu': no such file")
+        text = open(policy.SUITES, encoding="utf-8").read().replace("| yes ", "| yess ", 1)
+        with self.assertRaisesRegex(SystemExit, r"suites:\d+: check must be yes or no"):
+            policy.read_suites(write(self.d, "suites", text))
 
     def test_typo_in_policy_uml(self):
         with open(os.path.join(TOP, "policy", "uml"), encoding="utf-8") as f:
@@ -584,7 +617,7 @@ class CheckCoversEveryFileTest(TempDirTest):
         with open(os.path.join(TOP, "policy", "matrix-arm64"), encoding="utf-8") as f:
             text = f.read().replace("| arm64-patched ", "| arm64-patchd ", 1)
         bad = write(self.d, "matrix-arm64", text)
-        r = self.check("--arm64", bad, os.path.join(TOP, "policy", "lifetime-arm64"))
+        r = self.check("--suites", self.suites(**{"matrix-arm64": bad}))
         self.assertNotEqual(r.returncode, 0)
         self.assertRegex(r.stdout + r.stderr, r"matrix-arm64:\d+: .*arm64-patchd")
 
@@ -596,8 +629,7 @@ class CheckCoversEveryFileTest(TempDirTest):
         with open(path, encoding="utf-8") as f:
             text = f.read().replace("| " + kernel + " ", "| " + typo + " ", 1)
         bad = write(self.d, "matrix-real", text)
-        r = self.check("--real", bad, os.path.join(TOP, "policy", "lifetime-real"),
-                       os.path.join(TOP, "tests", "scan", "channels-real"))
+        r = self.check("--suites", self.suites(**{"matrix-real": bad}))
         self.assertNotEqual(r.returncode, 0)
         self.assertRegex(r.stdout + r.stderr, r"matrix-real:\d+: .*" + typo)
 
@@ -650,7 +682,7 @@ class BenchWorkloadsTest(unittest.TestCase):
 
 
 class BenchFieldsTest(unittest.TestCase):
-    """policy.py bench: the configurations tests/bench/run-bench.sh evals,
+    """python3 -m harness bench: the configurations tests/bench/run-bench.sh evals,
     read by the loader (run-bench.sh once parsed policy/bench with awk,
     which let a kernel typo through until that configuration's turn)."""
 
