@@ -98,7 +98,10 @@ CELL_ENV = OBJ=$(OBJ) \
 	ACCEL=$$(cat $(B)/accel 2>/dev/null || echo tcg)
 
 # The suites of boots (policy/suites): those make check runs, and the
-# summary's parts for the ones with a results folder of their own.
+# summary's parts for the ones with a results folder of their own.  The
+# harness steps of make check, each of which must leave a result (one that
+# crashes before writing it is a failure): their folders under RESULTS.
+CHECK_STEPS = $(UNIT_SUITES) uml harness fastpath bench-smoke lava
 CHECK_SUITES := $(shell $(HARNESS) suites --check yes)
 CHECK_PARTS := SUMMARY_PARTS="$(shell $(HARNESS) suites --check yes --summary-parts)"
 
@@ -148,7 +151,7 @@ else
 	$(MAKE) --no-print-directory fastpath; \
 	$(MAKE) --no-print-directory bench-smoke; \
 	$(MAKE) --no-print-directory lava-smoke; \
-	$(MAKE) --no-print-directory summary $(CHECK_PARTS)
+	$(MAKE) --no-print-directory summary $(CHECK_PARTS) SUMMARY_STEPS="$(CHECK_STEPS)"
 endif
 
 ## make check SUITE=<name>, for each suite of policy/suites (listed below)
@@ -370,9 +373,10 @@ judge:
 # $(RESULTS)/dir counted in the same summary (make check: real=...).
 SUMMARY_MATRIX = $(MATRIX)
 SUMMARY_PARTS ?=
+SUMMARY_STEPS ?=
 summary:
 	@python3 -m harness summary --results $(RESULTS) $(if $(SUMMARY_MATRIX),--matrix $(SUMMARY_MATRIX)) \
-		$(foreach p,$(SUMMARY_PARTS),--part $(p))
+		$(foreach p,$(SUMMARY_PARTS),--part $(p)) $(foreach s,$(SUMMARY_STEPS),--step $(s))
 
 POLICY ?= full
 KERNEL ?= lab-patched

@@ -28,6 +28,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from harness import judge
+from harness import manifest
 from harness import ktap
 from harness import policy
 
@@ -97,7 +98,8 @@ def main():
     status = {"result": "pass" if ended else "error",
               "reason": "" if ended else "no HARNESS: END on the console"}
     judged = {f"{cell}.{t['path']}": t for t in
-              judge.judge_cell(matrix_cell, lines, status)}
+              judge.judge_cell(matrix_cell, lines, status, cases=manifest.kunit_cases(),
+                               skips=manifest.read_skips())}
 
     rows, problems = [], []
     seen = set()

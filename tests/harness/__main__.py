@@ -28,16 +28,22 @@ import argparse
 import os
 import sys
 
-from harness import docs_page, policy, result_json, summary
+from harness import docs_page, manifest, policy, result_json, summary
 from harness.judge import find_cell, judge_dir
 from harness.ktap import clean_lines, parse_ktap
 from harness.policy import read_lifetime, read_matrix
 
 
+def expected(args):
+    """What every cell is held to besides its matrix line: the KUnit cases
+    of the series (--patches) and the skips policy/skips allows (--skips)."""
+    return manifest.kunit_cases(args.patches), manifest.read_skips(args.skips)
+
+
 def cmd_cell(args):
     cell = find_cell(read_matrix(args.matrix), args.cell)
     lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
-    judge_dir(cell, args.dir, args.root, lifetime)
+    judge_dir(cell, args.dir, args.root, lifetime, *expected(args))
     return 0
 
 
@@ -47,11 +53,12 @@ def cmd_judge(args):
     cells = read_matrix(args.matrix)
     lifetime = read_lifetime(args.lifetime) if os.path.isfile(args.lifetime) else {}
     root = os.path.dirname(os.path.abspath(args.results))
+    cases, skips = expected(args)
     judged = 0
     for cell in cells:
         cell_dir = os.path.join(args.results, cell["cell"])
         if os.path.isfile(os.path.join(cell_dir, "console.log")):
-            judge_dir(cell, cell_dir, root, lifetime)
+            judge_dir(cell, cell_dir, root, lifetime, cases, skips)
             judged += 1
     print(f"judge: {judged} of the {len(cells)} cells of {args.matrix} judged again "
           f"from their console logs in {args.results}")
@@ -67,7 +74,7 @@ def cmd_summary(args):
                   f"--results and the matrix of its cells)", file=sys.stderr)
             return 2
         parts.append((sub, matrix))
-    return summary.summarize(args.results, args.matrix, parts)
+    return summary.summarize(args.results, args.matrix, parts, args.step)
 
 
 def cmd_ktap(args):
@@ -132,12 +139,19 @@ def main(argv=None):
     j.add_argument("--lifetime", default="policy/lifetime",
                    help="what each channel must show per cell")
     j.set_defaults(func=cmd_judge)
+    for q in (c, j):
+        q.add_argument("--patches", default=manifest.PATCHES,
+                       help="the series whose KUnit cases every cell must report")
+        q.add_argument("--skips", default=manifest.SKIPS, help="the skips a cell may report")
     s = sub.add_parser("summary", help="collect all results")
     s.add_argument("--results", required=True)
     s.add_argument("--matrix", help="report cells of this matrix that left no result")
     s.add_argument("--part", action="append", default=[], metavar="DIR=MATRIX",
                    help="also count the cells of MATRIX, whose results are in "
                    "--results/DIR (repeatable)")
+    s.add_argument("--step", action="append", default=[], metavar="NAME",
+                   help="a harness step whose result.json (--results/NAME) must exist "
+                   "(repeatable)")
     s.set_defaults(func=cmd_summary)
     k = sub.add_parser("ktap", help="a host test's KTAP output as a result")
     k.add_argument("--name", required=True)

@@ -21,6 +21,7 @@ import re
 
 from harness import result_json
 from harness.ktap import clean_lines, parse_ktap
+from harness.manifest import skip_allowed
 
 # A line the kernel prints when something went wrong (including a write to
 # scrubbed memory found by sanitize_verify=1).  Any of them fails the
@@ -138,15 +139,19 @@ def quote(lines, i, before=5, after=15):
     return "\n".join(lines[lo:hi])
 
 
-def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
-    """The list of test results of one cell."""
+def judge_cell(cell, lines, status, cell_dir=None, lifetime=None, cases=None, skips=None):
+    """The list of test results of one cell.  cases: {suite: [case, ...]}
+    (manifest.kunit_cases()): a case of a suite the cell runs that never
+    reported is a MISS.  skips: policy/skips (manifest.read_skips()): a
+    skip it does not allow fails."""
     expect = cell["expect"]
     tests = []
 
     def add(path, result, message="", context=""):
         tests.append(result_json.test(path, result, message, context))
 
-    ktap = parse_ktap(lines)
+    plans = []
+    ktap = parse_ktap(lines, plans)
 
     # Reports a KUnit case provokes on purpose are exempt, in its own region.
     allowed = []
@@ -212,14 +217,33 @@ def judge_cell(cell, lines, status, cell_dir=None, lifetime=None):
         if not found:
             why = "never reported" + ("" if booted else " (the guest did not finish)")
             add(kind + "." + name, "MISS", f"{spec} {why}")
+        elif kind == "kunit" and cases and name in cases:
+            ran = {r["path"][1] for r in found if len(r["path"]) > 1}
+            for case in cases[name]:
+                if case not in ran:
+                    add(f"kunit.{name}.{case}", "MISS",
+                        f"a case of the series (src-patches) that never reported"
+                        f"{'' if booted else ' (the guest did not finish)'}")
+        for p in plans:
+            if p["path"][:len(root)] == root:
+                add(kind + "." + ".".join(p["path"][len(root) - 1:]) + ".plan", "MISS",
+                    f"its plan announced {p['plan']} results, {p['reported']} reported",
+                    quote(lines, p["line"], before=10, after=0))
         for r in found:
             path = kind + "." + ".".join(r["path"][len(root) - 1:])
             status, message = r["status"], r["message"]
+            why = re.sub(r"^SKIP\s*", "", message, flags=re.I)
             # A case that needs what only this cell sets up (KFENCE sampling,
             # say) proves nothing when it skips here.
             if status == "SKIP" and ".".join(r["path"]) in must_run:
-                why = re.sub(r"^SKIP\s*", "", message, flags=re.I)
                 status, message = "FAIL", f"must run in this cell, but skipped: {why}"
+            # Any other skip must be one policy/skips allows for this
+            # kernel: a config drift that turns a case into a skip fails.
+            # The lifetime channels' skips are policy/lifetime's (n/a).
+            elif (status == "SKIP" and skips is not None and not path.startswith("guest.lifetime.")
+                  and not skip_allowed(skips, cell["kernel"], path, why)):
+                status, message = "FAIL", (f"skipped ({why}), and policy/skips allows no such "
+                                           f"skip on kernel {cell['kernel']}")
             context = quote(lines, r["line"], before=20, after=0) if status == "FAIL" else ""
             add(path, status, message, context)
     for want in must_run:
@@ -291,9 +315,11 @@ def judge_reject(value, lines):
     return "FAIL", f'no \'sanitize_mem: invalid value "{value}"\' line'
 
 
-def judge_dir(cell, cell_dir, root, lifetime):
+def judge_dir(cell, cell_dir, root, lifetime, cases=None, skips=None):
     """Judge a cell from what its boot left in cell_dir (console.log, status,
-    lifetime.json, ...); write cell_dir/result.json and print one line."""
+    lifetime.json, ...); write cell_dir/result.json and print one line.
+    cases and skips: as judge_cell's (the Makefile's commands pass the
+    series' cases and policy/skips)."""
     log = os.path.join(cell_dir, "console.log")
     try:
         with open(log, encoding="utf-8", errors="replace", newline="") as f:
@@ -301,7 +327,7 @@ def judge_dir(cell, cell_dir, root, lifetime):
     except FileNotFoundError:
         lines = []
     status = read_status(os.path.join(cell_dir, "status"))
-    tests = judge_cell(cell, lines, status, cell_dir, lifetime)
+    tests = judge_cell(cell, lines, status, cell_dir, lifetime, cases, skips)
     meta = {}
     for key in ("cmdline", "qemu-version", "accel", "arch"):
         try:

@@ -14,7 +14,7 @@ KTAP_RESULT = re.compile(
     r"^(?P<indent> *)(?P<ok>ok|not ok) (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)"
     r"\s*(?:#\s*(?P<directive>.*))?$"
 )
-KTAP_HEADER = re.compile(r"^(?P<indent> *)(KTAP version \d+|# Subtest: .*|1\.\.\d+)\s*$")
+KTAP_HEADER = re.compile(r"^(?P<indent> *)(KTAP version \d+|# Subtest: .*|1\.\.(?P<plan>\d+))\s*$")
 
 
 def clean_lines(text):
@@ -25,10 +25,14 @@ def clean_lines(text):
     return lines
 
 
-def parse_ktap(lines):
+def parse_ktap(lines, plans=None):
     """Every leaf KTAP result in the log, as dicts with its path and the range
     of log lines that belong to it (from the end of its previous sibling to
     its own result line), so a report can be attributed to a test case.
+
+    With a list as plans, every test with subtests whose plan line
+    ("1..N") announced more than it reported is appended to it as
+    {"path", "plan", "reported", "line"}: a case that vanished from the log.
 
     A subtest's name is taken from its parent's result line, which KTAP
     requires, not from the optional "# Subtest:" header; kernel lines that
@@ -44,10 +48,13 @@ def parse_ktap(lines):
         if not m:
             h = KTAP_HEADER.match(line)
             if h:
-                frame(len(h.group("indent")) // 4, i)
+                f = frame(len(h.group("indent")) // 4, i)
+                if h.group("plan") is not None:
+                    f["plan"] = int(h.group("plan"))
             continue
         depth = len(m.group("indent")) // 4
-        children = frames.pop(depth + 1, {"children": []})["children"]
+        inner = frames.pop(depth + 1, {"children": []})
+        children = inner["children"]
         for d in [d for d in frames if d > depth]:
             del frames[d]
         directive = (m.group("directive") or "").strip()
@@ -59,7 +66,8 @@ def parse_ktap(lines):
             status = "PASS"
         f = frame(depth, i)
         node = {"name": m.group("name").strip(), "status": status, "message": directive,
-                "first_line": f["next"], "line": i, "children": children}
+                "first_line": f["next"], "line": i, "children": children,
+                "plan": inner.get("plan")}
         f["next"] = i + 1
         f["children"].append(node)
         if depth == 0:
@@ -78,6 +86,10 @@ def parse_ktap(lines):
         if not node["children"] or own_failure:
             leaves.append({k: node[k] for k in ("status", "message", "first_line", "line")}
                           | {"path": path})
+        if plans is not None and node["plan"] is not None \
+                and len(node["children"]) < node["plan"]:
+            plans.append({"path": path, "plan": node["plan"],
+                          "reported": len(node["children"]), "line": node["line"]})
         for child in node["children"]:
             walk(child, path)
 

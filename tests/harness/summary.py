@@ -148,7 +148,45 @@ def with_missing(results, matrix):
     return results
 
 
-def summarize(results_dir, matrix=None, parts=()):
+def with_steps(results, steps):
+    """results, plus an error for every harness step (make unit's suites,
+    make fastpath, ...) that left no result.json: a step that crashed
+    before writing one is a failure, not a silence."""
+    have = {r["cell"] for r in results}
+    for step in steps:
+        if step not in have:
+            results.append({"cell": step, "kernel": "host", "args": "",
+                            "tests": [{"path": "harness", "status": "MISS",
+                                       "message": "the step left no result (it crashed "
+                                                  "or did not run)", "context": ""}]})
+    return results
+
+
+def distinct_checks(results):
+    """How many different kernel checks passed: (test, policy) pairs of the
+    cells that booted a kernel, the same case in thirty cells of one policy
+    counted once."""
+    seen = set()
+    for r in results:
+        if r.get("kernel", "host") == "host":
+            continue
+        policy = (r.get("expect") or {}).get("policy") or r.get("args") or "-"
+        for t in r["tests"]:
+            if t["status"] == "PASS":
+                seen.add((t["path"], policy))
+    return len(seen)
+
+
+def mutation_score(results_dir):
+    """The last make mutants' line ("K of N mutants killed ..."), if any."""
+    try:
+        with open(os.path.join(results_dir, "mutants", "score.txt"), encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def summarize(results_dir, matrix=None, parts=(), steps=()):
     """Write the run's summaries under results_dir; print the table.  With
     matrix, a cell of it that left no result.json is an error.  parts are
     (subdirectory, matrix) pairs: the cells of another matrix, with a
@@ -159,6 +197,7 @@ def summarize(results_dir, matrix=None, parts=()):
     results = load_results(results_dir)
     if matrix:
         results = with_missing(results, matrix)
+    results = with_steps(results, steps)
     main_results = list(results)
     part_results = []
     for sub, part_matrix in parts:
@@ -192,8 +231,13 @@ def summarize(results_dir, matrix=None, parts=()):
     text += [fmt.format(*map(str, row)) for row in rows]
     if problems:
         text += ["", "Problems:"] + ["  " + p for p in problems]
+    text += [""]
     if totals["SKIP"]:
-        text += ["", f"{totals['SKIP']} skipped (reported as SKIP by the test, not passed)"]
+        text += [f"{totals['SKIP']} skipped (reported as SKIP by the test, not passed)"]
+    text += [f"{distinct_checks(results)} distinct kernel checks passed (test x policy)"]
+    score = mutation_score(results_dir)
+    if score:
+        text += [score]
     passed = totals["PASS"]
     failed = totals["FAIL"] + totals["ERROR"] + totals["MISS"]
     text += ["", f"{passed} passed, {failed} failed"]

@@ -209,6 +209,25 @@ class JudgeTest(unittest.TestCase):
             policy.parse_expect("policy=full garbage", "x")
 
 
+# The series as manifest.kunit_cases() reads it, for the cases of
+# kunit-pass.log.
+KUNIT_PASS_PATCH = """\
++++ b/mm/sanitize_mem_kunit.c
++\tKUNIT_CASE(pages_order0),
++\tKUNIT_CASE_PARAM(param, sizes_gen_params),
++\tKUNIT_CASE(slab_plain),
++\tKUNIT_CASE(verify_catches_write),
++\tKUNIT_CASE(dropped_later),
++static struct kunit_suite sanitize_mem_test_suite = {
++\t.name = "sanitize_mem",
+"""
+# A later patch that takes a case away again.
+KUNIT_LATER_PATCH = """\
++++ b/mm/sanitize_mem_kunit.c
+-\tKUNIT_CASE(dropped_later),
+"""
+
+
 class JudgeAgainTest(unittest.TestCase):
     """python3 -m harness judge (make judge): saved logs judged again, no boot."""
 
@@ -232,11 +251,27 @@ class JudgeAgainTest(unittest.TestCase):
                   encoding="utf-8") as f:
             json.dump({"cell": "pages", "tests": [{"path": "policy", "status": "PASS"}]}, f)
 
+        # The series as the manifest reads it: the cases of kunit-pass.log.
+        self.patches = os.path.join(d, "patches")
+        os.makedirs(self.patches)
+        with open(os.path.join(self.patches, "series"), "w", encoding="utf-8") as f:
+            f.write("0001-kunit.patch\n0002-later.patch\n")
+        for name, text in (("0001-kunit.patch", KUNIT_PASS_PATCH),
+                           ("0002-later.patch", KUNIT_LATER_PATCH)):
+            with open(os.path.join(self.patches, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        self.skips = os.path.join(d, "skips")
+        with open(self.skips, "w", encoding="utf-8") as f:
+            f.write("lab-* | kunit.sanitize_mem.verify_catches_write | needs sanitize_verify=1 "
+                    "| the verify cells run it\n")
+
     def judge(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(results.main(["judge", "--matrix", self.matrix,
-                                           "--results", self.results]), 0)
+                                           "--results", self.results,
+                                           "--patches", self.patches,
+                                           "--skips", self.skips]), 0)
         return out.getvalue()
 
     def result(self, name):
@@ -262,8 +297,44 @@ class JudgeAgainTest(unittest.TestCase):
         with contextlib.redirect_stdout(out):
             results.main(["judge-cell", "--matrix", self.matrix, "--cell", "full",
                           "--dir", os.path.join(self.results, "full"),
-                          "--root", os.path.dirname(self.results)])
+                          "--root", os.path.dirname(self.results),
+                          "--patches", self.patches, "--skips", self.skips])
         self.assertEqual(again, self.result("full"))
+
+    def test_a_deleted_case_line_is_a_miss_naming_it(self):
+        # The saved log with one KUnit result line taken out (issue 34):
+        # the judge must name the case, not only count fewer passes.
+        log = os.path.join(self.results, "full", "console.log")
+        with open(log, encoding="utf-8") as f:
+            text = f.read()
+        with open(log, "w", encoding="utf-8") as f:
+            f.write("".join(x for x in text.splitlines(True) if not x.rstrip().endswith(
+                "ok 3 slab_plain")))
+        out = self.judge()
+        self.assertIn("cell full: FAIL", out)
+        t = by_path(self.result("full")["tests"])
+        self.assertEqual(t["kunit.sanitize_mem.slab_plain"]["status"], "MISS")
+        self.assertEqual(t["kunit.sanitize_mem.plan"]["status"], "MISS")
+        self.assertIn("announced 4 results, 3 reported", t["kunit.sanitize_mem.plan"]["message"])
+
+    def test_a_case_the_series_adds_that_never_ran(self):
+        with open(os.path.join(self.patches, "0002-later.patch"), "a", encoding="utf-8") as f:
+            f.write("+\tKUNIT_CASE(brand_new),\n")
+        self.judge()
+        t = by_path(self.result("full")["tests"])
+        self.assertEqual(t["kunit.sanitize_mem.brand_new"]["status"], "MISS")
+
+    def test_a_skip_policy_skips_does_not_allow_fails(self):
+        self.judge()
+        t = by_path(self.result("full")["tests"])
+        self.assertEqual(t["kunit.sanitize_mem.verify_catches_write"]["status"], "SKIP")
+        with open(self.skips, "w", encoding="utf-8") as f:
+            f.write("distro-* | kunit.sanitize_mem.verify_catches_write | needs sanitize_verify=1 "
+                    "| only the distro kernels\n")
+        self.judge()
+        t = by_path(self.result("full")["tests"])["kunit.sanitize_mem.verify_catches_write"]
+        self.assertEqual(t["status"], "FAIL")
+        self.assertIn("policy/skips allows no such skip on kernel lab-patched", t["message"])
 
 
 class LifetimeTest(unittest.TestCase):
@@ -377,6 +448,21 @@ class ResultFileTest(unittest.TestCase):
         with contextlib.redirect_stdout(out):
             self.assertEqual(results.main(["summary", "--results", self.dir]), 1)
         self.assertIn("1 passed, 1 failed", out.getvalue())
+
+    def test_a_step_that_left_no_result_fails(self):
+        # make check chains its steps with ";": a step that crashes before
+        # writing its result.json must still turn the summary red.
+        result_json.write(os.path.join(self.dir, "c"), cell="c", kernel="lab-patched",
+                         expect={"policy": "full"},
+                         tests=[result_json.test("a", "PASS"), result_json.test("b", "PASS")])
+        result_json.write(os.path.join(self.dir, "d"), cell="d", kernel="lab-patched",
+                         expect={"policy": "full"}, tests=[result_json.test("a", "PASS")])
+        rc, out = self.summary("--step", "c", "--step", "fastpath")
+        self.assertEqual(rc, 1)
+        self.assertIn("fastpath.harness: MISS: the step left no result", out)
+        self.assertIn("3 passed, 1 failed", out)
+        # a.full in two cells is one check
+        self.assertIn("2 distinct kernel checks passed (test x policy)", out)
 
     def part(self):
         """A result directory with one cell of its own and a part "real"

@@ -31,6 +31,15 @@ KTAP version 1
 ok 1 sanitize_mem
 """
 
+# The series as the manifest reads it: the suite and the two cases above.
+FAKE_PATCH = """\
++++ b/mm/sanitize_mem_kunit.c
++	KUNIT_CASE(policy_consistent),
++	KUNIT_CASE(pages_order0),
++static struct kunit_suite sanitize_mem_test_suite = {
++	.name = "sanitize_mem",
+"""
+
 # A kunit.py stand-in: "build" does what $FAKE_BUILD says, "exec" prints
 # $FAKE_CONSOLE.
 FAKE_KUNIT = """\
@@ -137,6 +146,9 @@ class RunTest(unittest.TestCase):
         self.policy = write(d, "uml", "full | sanitize_mem=full | kunit:sanitize_mem | "
                                       "policy=full\n")
         self.console = write(d, "console", CONSOLE)
+        self.patches = os.path.join(d, "patches")
+        write(self.patches, "series", "0001-kunit.patch\n")
+        write(self.patches, "0001-kunit.patch", FAKE_PATCH)
         self.out = os.path.join(d, "results", "uml")
         os.environ["FAKE_CONSOLE"] = self.console
         os.environ["FAKE_BUILD"] = "ok"
@@ -147,7 +159,7 @@ class RunTest(unittest.TestCase):
     def run_kunit(self, *extra):
         argv = ["kunit", "--policy", self.policy, "--src", self.src, "--build-dir",
                 os.path.join(self.tmp.name, "obj"), "--out", self.out, "--timeout", "20",
-                *extra]
+                "--patches", self.patches, *extra]
         with open(os.devnull, "w") as null:
             old, sys.stdout = sys.stdout, null
             try:

@@ -37,6 +37,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 from harness.policy import UML as POLICY, PolicyError, read_uml, shown
+from harness import manifest
 from harness.judge import BOOT_LINE, judge_cell
 from harness.ktap import clean_lines
 from harness import result_json
@@ -142,14 +143,14 @@ def boot(args, line, extra_args, console, timeout):
     return status, lines
 
 
-def judge_uml(line, lines, status):
+def judge_uml(line, lines, status, cases=None, skips=None):
     """A console judged as a matrix cell's (tests/harness/__main__.py), but for the
     policy: kunit.py boots no user space that could read sysfs, so the
     policy is judged on the kernel's boot line alone."""
     want = line["expect"].get("policy")
     cell = dict(line, expect={k: v for k, v in line["expect"].items() if k != "policy"},
                 tests=[t for t in line["tests"] if t != "bench"])
-    tests = judge_cell(cell, lines, status)
+    tests = judge_cell(cell, lines, status, cases=cases, skips=skips)
     if want is not None:
         booted = [m.group("policy") for m in map(BOOT_LINE.search, lines) if m]
         if booted == [want]:
@@ -179,6 +180,8 @@ def write_result(out, name, tests, meta):
 
 def cmd_kunit(args):
     lines_ = [c for c in read_uml(args.policy) if any(t.startswith("kunit:") for t in c["tests"])]
+    # Every case of the series must report, and only policy/skips's skips.
+    cases, skips = manifest.kunit_cases(args.patches), manifest.read_skips(args.skips)
     os.makedirs(args.out, exist_ok=True)
     tests = []
     ok, msg, secs = build(args)
@@ -196,7 +199,7 @@ def cmd_kunit(args):
         os.makedirs(d, exist_ok=True)
         timeout = int(line["expect"].get("timeout", args.timeout))
         status, lines = boot(args, line, "", os.path.join(d, "console.log"), timeout)
-        for t in judge_uml(line, lines, status):
+        for t in judge_uml(line, lines, status, cases, skips):
             tests.append({**t, "path": f"{name}.{t['path']}"})
         print(f"uml: {name} ({line['args']}) booted in {status['seconds']} s", flush=True)
     return write_result(args.out, os.path.basename(os.path.normpath(args.out)), tests, meta)
@@ -501,6 +504,9 @@ def main(argv=None):
         p = sub.add_parser(name)
         p.add_argument("--policy", default=POLICY)
         p.add_argument("--src", required=True, help="the patched kernel tree")
+        p.add_argument("--patches", default=manifest.PATCHES,
+                       help="the series whose KUnit cases every cell must report")
+        p.add_argument("--skips", default=manifest.SKIPS, help="the skips a cell may report")
         p.add_argument("--build-dir", required=True, help="kunit.py's --build_dir")
         p.add_argument("--out", required=True)
         p.add_argument("--jobs", type=int, default=2)
