@@ -8,18 +8,18 @@ patch leaves them: the "+" lines of KUNIT_CASE() entries (a later patch's
 cell's report with it, so a case that is deleted from the log, or that
 never runs because the kernel stopped early, is a MISS naming the case.
 
-read_skips() loads policy/skips, the skips a cell may report: every other
-skip fails its cell.  Standard library only.
+skip_allowed() says whether policy/skips (read by the loader,
+policy.read_skips()) allows a skip a cell reported: every other skip
+fails its cell.  Standard library only.
 """
 
 import fnmatch
 import os
 import re
 
-from harness.policy import NAME, PolicyError, TOP, rows, shown
+from harness.policy import SKIPS, PolicyError, TOP, read_skips, shown  # noqa: F401
 
 PATCHES = os.path.join(TOP, "src-patches")
-SKIPS = os.path.join(TOP, "policy", "skips")
 
 DIFF_FILE = re.compile(r"^\+\+\+ b/(\S+)")
 KUNIT_CASE = re.compile(r"^([+-])\s*KUNIT_CASE(?:_SLOW|_PARAM|_PARAM_ATTR|_ATTR)?\((\w+)")
@@ -62,29 +62,6 @@ def kunit_cases(patches=PATCHES):
                     if m:
                         cur["suite"], in_suite = m.group(1), False
     return {f["suite"]: f["cases"] for f in files.values() if f["suite"] and f["cases"]}
-
-
-def read_skips(path=SKIPS):
-    """policy/skips: [{"kernels": [globs], "test": glob, "reason": text,
-    "why": text, "where"}].  A skip a cell reports is allowed when its
-    cell's kernel matches one of the kernels, its test path the test and
-    its own reason contains the reason."""
-    path = shown(path)
-    out = []
-    for lineno, (kernels, test, reason, why) in rows(path, 4):
-        where = f"{path}:{lineno}"
-        globs = kernels.split()
-        if not globs or not all(re.match(r"^[a-z0-9*?-]+$", g) for g in globs):
-            raise PolicyError(f"{where}: kernels {kernels!r}: kernel names or globs")
-        if not re.match(r"^(kunit|guest)\.[\w*?.-]+$", test):
-            raise PolicyError(f"{where}: test {test!r}: kunit.<suite>.<case> or "
-                              f"guest.<program>.<check> (globs allowed)")
-        if not reason or not why:
-            raise PolicyError(f"{where}: a skip needs the reason it prints and why it "
-                              f"is allowed")
-        out.append({"kernels": globs, "test": test, "reason": reason, "why": why,
-                    "where": where})
-    return out
 
 
 def skip_allowed(skips, kernel, path, message):

@@ -67,6 +67,8 @@ UML = os.path.join(TOP, "policy", "uml")
 # The suites of boots (make check and its siblings), each a matrix, the
 # table its lifetime cells are judged against and their channel list.
 SUITES = os.path.join(TOP, "policy", "suites")
+# The skips a cell may report (the judge fails any other).
+SKIPS = os.path.join(TOP, "policy", "skips")
 SUITE_FIELDS = ("suite", "matrix", "lifetime", "channels", "results", "check", "needs", "env")
 FRAGMENTS = os.path.join(TOP, "Kconfig-fragments")
 TREES = ("vanilla", "patched")
@@ -407,6 +409,30 @@ def read_suites(path=None):
     return suites
 
 
+def read_skips(path=SKIPS):
+    """policy/skips: [{"kernels": [globs], "test": glob, "reason": text,
+    "why": text, "where"}].  A skip a cell reports is allowed when its
+    cell's kernel matches one of the kernels, its test path the test and
+    its own reason contains the reason."""
+    path = shown(path)
+    out = []
+    for lineno, (kernels, test, reason, why) in rows(path, 4):
+        where = f"{path}:{lineno}"
+        globs = kernels.split()
+        if not globs or not all(re.match(r"^[a-z0-9*?-]+$", g) for g in globs):
+            raise PolicyError(f"{where}: kernels {kernels!r}: kernel names or globs")
+        if not re.match(r"^(kunit|guest)\.[\w*?.-]+$", test):
+            raise PolicyError(f"{where}: test {test!r}: kunit.<suite>.<case> or "
+                              f"guest.<program>.<check> (globs allowed)")
+        if not reason or not why:
+            raise PolicyError(f"{where}: a skip needs the reason it prints and why it "
+                              f"is allowed")
+        out.append({"kernels": globs, "test": test, "reason": reason, "why": why,
+                    "where": where})
+    return out
+
+
+
 def lifetime_groups(suites):
     """(table, [matrices], channels) for each lifetime table the suites
     name: a table's columns are the lifetime cells of all of them."""
@@ -687,6 +713,7 @@ def main(argv=None):
                    help="checked against policy/bench")
     p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
     p.add_argument("--uml", default=UML)
+    p.add_argument("--skips", default=SKIPS)
     p = sub.add_parser("suite")
     p.add_argument("name")
     p.add_argument("field", nargs="?", choices=SUITE_FIELDS)
@@ -777,5 +804,6 @@ def main(argv=None):
     read_bench_targets(args.bench_targets, BENCH, kernels)
     read_bench_workloads(args.bench_workloads)
     read_uml(args.uml)
+    read_skips(args.skips)
     return 0
 

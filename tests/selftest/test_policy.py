@@ -606,6 +606,13 @@ class CheckCoversEveryFileTest(TempDirTest):
         with self.assertRaisesRegex(SystemExit, r"suites:\d+: check must be yes or no"):
             policy.read_suites(write(self.d, "suites", text))
 
+    def test_typo_in_policy_skips(self):
+        with open(policy.SKIPS, encoding="utf-8") as f:
+            text = f.read().replace("| kunit.sanitize_mem.hugetlb_pool ", "| kunit:sanitize_mem ", 1)
+        r = self.check("--skips", write(self.d, "skips", text))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"skips:\d+: test 'kunit:sanitize_mem'")
+
     def test_typo_in_policy_uml(self):
         with open(os.path.join(TOP, "policy", "uml"), encoding="utf-8") as f:
             text = f.read().replace("kunit:sanitize_mem", "kunit:sanitize mem", 1)
