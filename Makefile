@@ -108,7 +108,7 @@ CHECK_PARTS := SUMMARY_PARTS="$(shell $(HARNESS) suites --check yes --summary-pa
 .PHONY: all check deps deps-arm64 initramfs-arm64 trees pristine kernel \
 	initramfs accel qemu-backports matrix boot cell unit judge harness-tests scanner-tests \
 	config-diff lifetime lifetime-real fastpath bench bench-smoke docs-results uml bench-uml \
-	lava-jobs lava-smoke matrix-real refresh series-check series-whole mbox mbox-check clean \
+	lava-jobs lava-smoke matrix-real mutants refresh series-check series-whole mbox mbox-check clean \
 	distclean help summary reset-results
 
 ## install missing packages, build every kernel and the initramfs, boot
@@ -326,7 +326,7 @@ accel: kernel initramfs
 # stale one.  What the standalone jobs wrote (make bench: ~25 minutes of
 # boots; make series-check; make mbox) is not a cell and stays, so that
 # make lifetime or make check after make bench does not lose it.
-KEEP_RESULTS := $(filter-out .,$(shell $(HARNESS) suites --field results)) bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
+KEEP_RESULTS := $(filter-out .,$(shell $(HARNESS) suites --field results)) mutants bench bench-uml bench-uml.md bench.md bench.json bench.svg series-check.txt series-whole sanitize_mem.mbox sanitize_mem.mbox.head
 reset-results:
 	@mkdir -p $(RESULTS)
 	@find $(RESULTS) -mindepth 1 -maxdepth 1 \
@@ -406,12 +406,14 @@ boot: kernel initramfs accel
 # expectation turn it red).  Each suite prints KTAP to
 # build/results/<suite>/ktap.log, which becomes its result.json, counted
 # by the summary.
-UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp uml-runner
+UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp uml-runner \
+	mutants-runner
 UNIT_policy-loader := python3 tests/selftest/test_policy.py -v
 UNIT_harness-parser := python3 tests/selftest/test_harness.py -v
 UNIT_lava-jobs := python3 tests/selftest/test_lava.py -v
 UNIT_bench-parser := python3 tests/bench/test_report.py -v
 UNIT_uml-runner := python3 tests/uml/test_uml.py -v
+UNIT_mutants-runner := python3 tests/mutants/test_mutants.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
 UNIT_build-stamp := python3 tests/selftest/test_build_stamp.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
@@ -458,6 +460,27 @@ scanner-tests: initramfs
 fastpath: kernel
 	@python3 tests/kernel/fastpath.py $(OBJ)/lab-vanilla/vmlinux $(OBJ)/lab-patched/vmlinux \
 		$(RESULTS)/fastpath
+
+# --- mutants ---------------------------------------------------------------------
+
+# Every mutation of policy/mutants applied alone to a worktree of the
+# patched tree, its kernels rebuilt, the cells it names booted and judged:
+# killed or survived (tests/mutants/mutants.py).  Not in make check (each
+# mutant is a rebuild and a few boots).  The worktree and its objects sit
+# in build/mut/ as build/src/linux-patched and build/obj/ sit in build/:
+# the same relative paths, so ccache serves every file a mutation leaves
+# alone.
+MUTANTS ?=
+## apply each mutation of policy/mutants alone, rebuild, boot the cells it
+## names: killed or survived (build/results/mutants/; MUTANTS="name ..."
+## for some of them); not in make check
+mutants: kernel initramfs accel
+	@$(HARNESS) check
+	@PRISTINE=$(PRISTINE) JOBS=$(JOBS) python3 tests/mutants/mutants.py \
+		--patched $(PATCHED) --tree $(B)/mut/src/linux-patched \
+		--obj $(B)/mut/obj --out $(RESULTS)/mutants $(if $(MUTANTS),--only $(MUTANTS)) \
+		--cell-env INITRD=$(INITRD) --cell-env RAMDIR=$(RAMDIR) --cell-env RAMSCAN=$(RAMSCAN) \
+		--cell-env TIMEOUT=$(TIMEOUT) --cell-env ACCEL=$$(cat $(B)/accel 2>/dev/null || echo tcg)
 
 # --- benchmarks -----------------------------------------------------------------
 

@@ -67,6 +67,9 @@ UML = os.path.join(TOP, "policy", "uml")
 # The suites of boots (make check and its siblings), each a matrix, the
 # table its lifetime cells are judged against and their channel list.
 SUITES = os.path.join(TOP, "policy", "suites")
+# The mutations of make mutants, each a test that some cell must fail.
+MUTANTS = os.path.join(TOP, "policy", "mutants")
+MUTATION_KINDS = ("revert", "replace", "replace-all")
 # The skips a cell may report (the judge fails any other).
 SKIPS = os.path.join(TOP, "policy", "skips")
 SUITE_FIELDS = ("suite", "matrix", "lifetime", "channels", "results", "check", "needs", "env")
@@ -107,11 +110,14 @@ def lines(path):
                 yield lineno, line
 
 
-def rows(path, nfields):
-    """(lineno, [fields]) of a "|"-separated policy file, comments dropped."""
+def rows(path, nfields, last_takes_rest=False):
+    """(lineno, [fields]) of a "|"-separated policy file, comments dropped;
+    with last_takes_rest, a "|" in the last field is its own (a mutation's
+    C source)."""
     path = shown(path)
     for lineno, line in lines(path):
-        fields = [x.strip() for x in line.rstrip("\n").split("|")]
+        fields = [x.strip() for x in line.rstrip("\n").split(
+            "|", nfields - 1 if last_takes_rest else -1)]
         if len(fields) != nfields:
             raise PolicyError(f"{path}:{lineno}: expected {nfields} fields separated "
                               f"by '|', got {len(fields)}")
@@ -433,6 +439,74 @@ def read_skips(path=SKIPS):
 
 
 
+def unescape(text):
+    r"""\n and \t in a mutation's strings, so one line can name several."""
+    return text.replace("\\n", "\n").replace("\\t", "\t")
+
+
+def read_mutants(path=None, kernels=None, suites=None):
+    """policy/mutants: [{"name", "cells": [(suite, cell), ...], "kernels":
+    [patched kernels to rebuild], "kind", "args", "where"}], each cell one
+    of a make check suite's on a patched kernel, each mutation well formed
+    (a revert names a patch of src-patches/series; a replace names a file
+    and two strings)."""
+    path = shown(path or MUTANTS)
+    kernels = kernels if kernels is not None else read_kernels()
+    suites = suites if suites is not None else read_suites()
+    cells = {}
+    for s in suites.values():
+        if s["check"] == "yes":
+            for c in read_matrix(os.path.join(TOP, s["matrix"]), kernels):
+                cells.setdefault(c["cell"], (s["suite"], c))
+    patches = sorted(f for f in os.listdir(os.path.join(TOP, "src-patches"))
+                     if re.match(r"^\d{4}-.*\.patch$", f))
+    out, seen = [], {}
+    for lineno, (name, cell_names, mutation) in rows(path, 3, last_takes_rest=True):
+        where = f"{path}:{lineno}"
+        if not NAME.match(name):
+            raise PolicyError(f"{where}: mutant name {name!r}: lower case, digits and '-'")
+        if name in seen:
+            raise PolicyError(f"{where}: mutant {name} is already defined at {seen[name]}")
+        seen[name] = where
+        picked, need = [], []
+        for cell in cell_names.split():
+            if cell not in cells:
+                raise PolicyError(f"{where}: cell {cell!r} is not a cell of make check's "
+                                  f"suites")
+            suite, c = cells[cell]
+            if kernels[c["kernel"]]["tree"] != "patched":
+                raise PolicyError(f"{where}: cell {cell} boots {c['kernel']}, not a patched "
+                                  f"kernel: a mutation cannot change it")
+            picked.append((suite, cell))
+            if c["kernel"] not in need:
+                need.append(c["kernel"])
+        if not picked:
+            raise PolicyError(f"{where}: mutant {name} names no cell")
+        try:
+            words = [unescape(w) for w in shlex.split(mutation)]
+        except ValueError as e:
+            raise PolicyError(f"{where}: mutation: {e}")
+        kind = words[0] if words else ""
+        if kind == "revert":
+            if len(words) != 2 or not re.match(r"^\d{4}$", words[1]):
+                raise PolicyError(f"{where}: revert NNNN (a patch number)")
+            if not any(p.startswith(words[1] + "-") for p in patches):
+                raise PolicyError(f"{where}: no patch {words[1]} in src-patches/")
+        elif kind in ("replace", "replace-all"):
+            if len(words) != 4 or not words[2]:
+                raise PolicyError(f"{where}: {kind} FILE OLD NEW")
+            if words[1].startswith("/") or ".." in words[1].split("/"):
+                raise PolicyError(f"{where}: {words[1]!r}: a path in the kernel tree")
+        else:
+            raise PolicyError(f"{where}: mutation {kind!r} is not one of "
+                              f"{', '.join(MUTATION_KINDS)}")
+        out.append({"name": name, "cells": picked, "kernels": need, "kind": kind,
+                    "args": words[1:], "where": where})
+    if not out:
+        raise PolicyError(f"{path}: no mutants")
+    return out
+
+
 def lifetime_groups(suites):
     """(table, [matrices], channels) for each lifetime table the suites
     name: a table's columns are the lifetime cells of all of them."""
@@ -714,6 +788,7 @@ def main(argv=None):
     p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
     p.add_argument("--uml", default=UML)
     p.add_argument("--skips", default=SKIPS)
+    p.add_argument("--mutants", default=MUTANTS)
     p = sub.add_parser("suite")
     p.add_argument("name")
     p.add_argument("field", nargs="?", choices=SUITE_FIELDS)
@@ -805,5 +880,6 @@ def main(argv=None):
     read_bench_workloads(args.bench_workloads)
     read_uml(args.uml)
     read_skips(args.skips)
+    read_mutants(args.mutants, kernels, suites)
     return 0
 
