@@ -6,7 +6,7 @@ The tables of build/results/lifetime.md (make lifetime, make check),
 arm64/lifetime.md (make check-arm64), arm64-mte/lifetime.md (make
 check-arm64-mte), real/lifetime.md (make lifetime-real), bench.md (make
 bench) and bench-uml.md (make bench-uml), one heading level down, and the
-verdicts of make fastpath; a part whose run left nothing is named as not measured,
+verdicts of make fastpath and make mutants; a part whose run left nothing is named as not measured,
 never left out silently.  The bench plot is drawn again from bench.json
 by tests/bench/plot.py (python3-matplotlib).  Run by make docs-results.
 """
@@ -44,6 +44,15 @@ def render(results, today):
                         for line in f.read().splitlines()]
         else:
             out.append(f"## {part}: not measured in the last run (make {target})")
+    mutants = os.path.join(results, "mutants", "table.md")
+    out += ["", "## Mutants", ""]
+    if os.path.isfile(mutants):
+        with open(os.path.join(results, "mutants", "score.txt"), encoding="utf-8") as f:
+            out += [f.read().strip(), ""]
+        with open(mutants, encoding="utf-8") as f:
+            out += f.read().splitlines()
+    else:
+        out.append("Not run in the last run (make mutants).")
     fastpath = os.path.join(results, "fastpath", "result.json")
     if os.path.isfile(fastpath):
         out += ["", "## Free fast paths with sanitize_mem=off", ""]
