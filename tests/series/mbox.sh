@@ -156,7 +156,7 @@ def distro_line():
 
 
 def blurb():
-    parts = [read(os.path.join(top, "docs", "cover-letter.txt")).rstrip("\n"), "",
+    parts = [read(os.path.join(top, "src-patches", "cover-letter.txt")).rstrip("\n"), "",
              f"The series applies to Debian's {base}.", "",
              "Measured results", "================", "", distro_line()]
     for part in ("bench", "lifetime"):
