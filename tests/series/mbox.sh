@@ -62,8 +62,7 @@ import sys
 import textwrap
 
 pdir, todir, top, results, base, out = sys.argv[1:]
-sys.path.insert(0, os.path.join(top, "tests"))
-from policy import read_kernels  # noqa: E402  (tests/harness/policy.py)
+from harness.policy import read_kernels
 
 SUBJECT = "mm: sanitize_mem: clear freed memory by boot-time policy"
 
