@@ -473,7 +473,7 @@ fastpath: kernel
 MUTANTS ?=
 ## apply each mutation of policy/mutants alone, rebuild, boot the cells it
 ## names: killed or survived (build/results/mutants/; MUTANTS="name ..."
-## for some of them); not in make check
+## for some of them, the others keep their last verdict); not in make check
 mutants: kernel initramfs accel
 	@$(HARNESS) check
 	@PRISTINE=$(PRISTINE) JOBS=$(JOBS) python3 tests/mutants/mutants.py \

@@ -126,6 +126,8 @@ def run(args):
             print(f"mutants: no mutant {', '.join(unknown)} in policy/mutants", file=sys.stderr)
             return 2
         mutants = [m for m in mutants if m["name"] in args.only]
+    if args.report:
+        return report(args.out)
     if args.dry_run:
         bad = 0
         for m in mutants:
@@ -176,17 +178,49 @@ def run(args):
                                    failures=len(failed), killed_by=cell)
                         break
         res["seconds"] = round(time.time() - start)
+        res["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
         print(f"mutants: {m['name']}: {res['verdict'].upper()} ({res['why']}), "
               f"{res['seconds']} s", flush=True)
-        results.append(res)
+        with open(os.path.join(mdir, "verdict.json"), "w", encoding="utf-8") as f:
+            json.dump(res, f, indent=2)
+            f.write("\n")
     prepare_tree(args.patched, args.tree)
-    return report(results, args.out, round(time.time() - start_all))
+    print(f"mutants: {len(mutants)} run in {round(time.time() - start_all)} s")
+    return report(args.out)
 
 
-def report(results, out, seconds):
+def latest(out):
+    """Every mutant of policy/mutants with its last verdict (a run of some
+    of them keeps the others'), "not run" for one never run or whose
+    mutation changed since."""
+    results = []
+    for m in policy.read_mutants():
+        try:
+            with open(os.path.join(out, m["name"], "verdict.json"), encoding="utf-8") as f:
+                res = json.load(f)
+        except (OSError, ValueError):
+            res = None
+        if res is None or res.get("mutation") != [m["kind"], *m["args"]]:
+            res = {"name": m["name"], "mutation": [m["kind"], *m["args"]],
+                   "cells": [c for _, c in m["cells"]], "verdict": "not run",
+                   "why": "make mutants MUTANTS=" + m["name"], "seconds": 0}
+        results.append(res)
+    return results
+
+
+def report(out):
+    """ktap.log, mutants.json, table.md and score.txt for every mutant of
+    policy/mutants, from each one's last verdict; 1 unless all are killed."""
+    os.makedirs(out, exist_ok=True)
+    results = latest(out)
+    seconds = sum(r.get("seconds", 0) for r in results)
     killed = sum(r["verdict"] == "killed" for r in results)
+    not_run = sum(r["verdict"] == "not run" for r in results)
     lines = ["KTAP version 1", f"1..{len(results)}"]
     for i, r in enumerate(results, 1):
+        if r["verdict"] == "not run":
+            lines.append(f"ok {i} {r['name']} # SKIP not run: {r['why']}")
+            continue
         ok = "ok" if r["verdict"] == "killed" else "not ok"
         lines.append(f"{ok} {i} {r['name']} # {r['verdict']}: {r['why']}")
     with open(os.path.join(out, "ktap.log"), "w", encoding="utf-8") as f:
@@ -202,8 +236,9 @@ def report(results, out, seconds):
     with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(table) + "\n")
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    score = (f"mutants: {killed} of {len(results)} killed (make mutants, {day}, "
-             f"{seconds} s)")
+    score = (f"mutants: {killed} of {len(results)} killed"
+             f"{f', {not_run} not run' if not_run else ''} (make mutants, last {day}; "
+             f"{seconds} s of rebuilds and boots)")
     with open(os.path.join(out, "score.txt"), "w", encoding="utf-8") as f:
         f.write(score + "\n")
     print("\n".join(table))
@@ -218,6 +253,8 @@ def main(argv=None):
     p.add_argument("--obj", required=True, help="where the mutant kernels are built")
     p.add_argument("--out", required=True)
     p.add_argument("--only", nargs="*", default=[], help="these mutants only")
+    p.add_argument("--report", action="store_true",
+                   help="only write the report from each mutant's last verdict")
     p.add_argument("--dry-run", action="store_true",
                    help="only apply each mutation (seconds): every one must apply")
     p.add_argument("--cell-env", action="append", default=[], metavar="VAR=VALUE",

@@ -3,6 +3,8 @@ small git tree: a mutation applies exactly as policy/mutants says or is an
 error, never a silent no-op (a mutant that changes nothing would
 "survive" and blame a test).  Prints KTAP through selftest.ktap_runner."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -73,6 +75,33 @@ class ApplyTest(TempDirTest):
     def test_revert_of_no_such_patch(self):
         with self.assertRaisesRegex(ValueError, "no patch 0009"):
             self.mutate("revert", "0009")
+
+
+class ReportTest(TempDirTest):
+    """The report covers every mutant of policy/mutants with its last
+    verdict: one run of some keeps the others', never-run ones are said."""
+
+    def test_report_from_last_verdicts(self):
+        import json
+        from harness import policy
+        first = policy.read_mutants()[0]
+        os.makedirs(os.path.join(self.d, first["name"]))
+        with open(os.path.join(self.d, first["name"], "verdict.json"), "w",
+                  encoding="utf-8") as f:
+            json.dump({"name": first["name"], "mutation": [first["kind"], *first["args"]],
+                       "cells": ["full"], "verdict": "killed", "why": "full.x: y",
+                       "seconds": 5}, f)
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = mutants.report(self.d)
+        self.assertEqual(rc, 1)   # the others were not run
+        with open(os.path.join(self.d, "score.txt"), encoding="utf-8") as f:
+            score = f.read()
+        n = len(policy.read_mutants())
+        self.assertIn(f"mutants: 1 of {n} killed, {n - 1} not run", score)
+        with open(os.path.join(self.d, "ktap.log"), encoding="utf-8") as f:
+            ktap = f.read()
+        self.assertIn(f"ok 1 {first['name']} # killed", ktap)
+        self.assertIn("# SKIP not run", ktap)
 
 
 if __name__ == "__main__":
