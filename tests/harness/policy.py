@@ -135,9 +135,8 @@ def named_records(path, fields, what, name_re, name_rule):
         name = values[0]
         if not name_re.match(name):
             raise PolicyError(f"{where}: {what} name {name!r}: {name_rule}")
-        if name in seen:
-            raise PolicyError(f"{where}: {what} {name} is already defined at {seen[name]}")
-        seen[name] = rec["where"] = where
+        once(seen, what, name, where)
+        rec["where"] = where
         yield rec
     if not seen:
         raise PolicyError(f"{path}: no {what} lines")
@@ -213,15 +212,27 @@ def read_kernels(path=KERNELS, arches=None):
     return kernels
 
 
+def known_kernel(kernels, kernel, where):
+    """A kernel a line names must be one of policy/kernels."""
+    if kernel not in kernels:
+        raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
+                          f"(one of {', '.join(kernels)})")
+
+
+def once(seen, what, name, where):
+    """A name a file defines twice is an error naming both lines."""
+    if name in seen:
+        raise PolicyError(f"{where}: {what} {name} is already defined at {seen[name]}")
+    seen[name] = where
+
+
 def used_kernels(kernels, matrices=(), benches=()):
     """Kernel names used by matrix (5 fields) and bench (3 fields) files, checked."""
     used = []
     for path, nfields in [(shown(m), 5) for m in matrices] + [(shown(b), 3) for b in benches]:
         for lineno, fields in rows(path, nfields):
             k = fields[1]
-            if k not in kernels:
-                raise PolicyError(f"{path}:{lineno}: kernel {k!r} is not in policy/kernels "
-                                  f"(one of {', '.join(kernels)})")
+            known_kernel(kernels, k, f"{path}:{lineno}")
             if k not in used:
                 used.append(k)
     return used
@@ -299,12 +310,8 @@ def read_matrix(path, kernels=None):
     path = shown(path)
     for lineno, (name, kernel, args, tests, expect) in rows(path, 5):
         where = f"{path}:{lineno}"
-        if name in seen:
-            raise PolicyError(f"{where}: cell {name} is already defined at {seen[name]}")
-        seen[name] = where
-        if kernel not in kernels:
-            raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
-                              f"(one of {', '.join(kernels)})")
+        once(seen, "cell", name, where)
+        known_kernel(kernels, kernel, where)
         expected = parse_expect(expect, where)
         if "machine" in expected and kernels[kernel]["arch"] != "arm64":
             raise PolicyError(f"{where}: machine={expected['machine']} is for an arm64 "
@@ -465,9 +472,7 @@ def read_mutants(path=None, kernels=None, suites=None):
         where = f"{path}:{lineno}"
         if not NAME.match(name):
             raise PolicyError(f"{where}: mutant name {name!r}: lower case, digits and '-'")
-        if name in seen:
-            raise PolicyError(f"{where}: mutant {name} is already defined at {seen[name]}")
-        seen[name] = where
+        once(seen, "mutant", name, where)
         picked, need = [], []
         for cell in cell_names.split():
             if cell not in cells:
@@ -569,12 +574,8 @@ def read_bench(path=BENCH, kernels=None):
         where = f"{path}:{lineno}"
         if not NAME.match(name):
             raise PolicyError(f"{where}: configuration name {name!r}: lower case, digits and '-'")
-        if name in seen:
-            raise PolicyError(f"{where}: configuration {name} is already defined at {seen[name]}")
-        seen[name] = where
-        if kernel not in kernels:
-            raise PolicyError(f"{where}: kernel {kernel!r} is not in policy/kernels "
-                              f"(one of {', '.join(kernels)})")
+        once(seen, "configuration", name, where)
+        known_kernel(kernels, kernel, where)
         if kernels[kernel].get("arch", "x86_64") != "x86_64":
             raise PolicyError(f"{where}: kernel {kernel} is {kernels[kernel]['arch']}: the "
                               f"bench boots x86_64 kernels (tests/bench/run-bench.sh)")
@@ -651,9 +652,7 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
         where = f"{path}:{lineno}"
         if not NAME.match(name):
             raise PolicyError(f"{where}: target name {name!r}: lower case, digits and '-'")
-        if name in seen:
-            raise PolicyError(f"{where}: target {name} is already defined at {seen[name]}")
-        seen[name] = where
+        once(seen, "target", name, where)
         for c in (config, base):
             if c not in configs:
                 raise PolicyError(f"{where}: configuration {c!r} is not in {shown(bench)} "
