@@ -14,6 +14,9 @@ KTAP_RESULT = re.compile(
     r"^(?P<indent> *)(?P<ok>ok|not ok) (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)"
     r"\s*(?:#\s*(?P<directive>.*))?$"
 )
+# KUnit's own words for a failed expectation, on the lines before the
+# case's "not ok": the message of a failure that carries none itself.
+KUNIT_FAILED = re.compile(r"^\s*# [\w-]+: ((?:EXPECTATION|ASSERTION) FAILED at \S+)")
 KTAP_HEADER = re.compile(r"^(?P<indent> *)(KTAP version \d+|# Subtest: .*|1\.\.(?P<plan>\d+))\s*$")
 
 
@@ -23,6 +26,17 @@ def clean_lines(text):
     for raw in text.replace("\r", "").split("\n"):
         lines.append(TIMESTAMP.sub("", raw).rstrip())
     return lines
+
+
+def kunit_failure(lines, first, last):
+    """The first KUnit "EXPECTATION FAILED at file:line" of lines
+    first..last, with the line that says what was expected, or ""."""
+    for i in range(first, last):
+        m = KUNIT_FAILED.match(lines[i])
+        if m:
+            detail = next((x.strip() for x in lines[i + 1:last] if x.strip()), "")
+            return f"{m.group(1)}: {detail}" if detail else m.group(1)
+    return ""
 
 
 def parse_ktap(lines, plans=None):
@@ -65,6 +79,8 @@ def parse_ktap(lines, plans=None):
         else:
             status = "PASS"
         f = frame(depth, i)
+        if status == "FAIL" and not directive:
+            directive = kunit_failure(lines, f["next"], i)
         node = {"name": m.group("name").strip(), "status": status, "message": directive,
                 "first_line": f["next"], "line": i, "children": children,
                 "plan": inner.get("plan")}

@@ -75,6 +75,10 @@ class KtapTest(unittest.TestCase):
         r = {".".join(x["path"]): x for x in ktap.parse_ktap(log("kunit-fail.log"))}
         self.assertEqual(r["sanitize_mem.slab_plain"]["status"], "FAIL")
         self.assertEqual(r["sanitize_mem.pages_order0"]["status"], "PASS")
+        # A failed case without a message of its own says what KUnit said.
+        self.assertEqual(r["sanitize_mem.slab_plain"]["message"],
+                         "EXPECTATION FAILED at mm/sanitize_mem_kunit.c:120: "
+                         "Expected nonzero == 0, but")
 
     def test_guest_document(self):
         r = [".".join(x["path"]) for x in ktap.parse_ktap(log("guest.log"))]
