@@ -41,7 +41,7 @@ static int alg_open(const char *type, const char *alg, const void *key,
 		close(t);
 		return -1;
 	}
-	if (setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen)) {
+	if (keylen && setsockopt(t, SOL_ALG, ALG_SET_KEY, key, (socklen_t)keylen)) {
 		fail_errno(r, "ALG_SET_KEY");
 		close(t);
 		return -1;
@@ -236,6 +236,51 @@ static int afalg_plain(const struct channel *ch, struct result *r, const char *t
 	if (same)
 		return fail(r, "the ciphertext is the plaintext");
 	return 0;
+}
+
+/*
+ * afalg-hash-plain: the secret (32 bytes, less than a SHA-256 block) sent
+ * with MSG_MORE to each of COPIES sha256 request sockets: a hash that has
+ * not been finished keeps its input in the partial block of the hash
+ * state, in algif_hash's socket context, until the socket closes.  6.12
+ * frees that context with sock_kfree_s(), without a clear; the crypto patch
+ * marks it.  The sockets are closed at the release, unfinished (a program
+ * that stops hashing a passphrase, or is killed while it does).
+ */
+int ch_afalg_hash_plain(const struct channel *ch, struct result *r)
+{
+	char in[SECRET_LEN];
+	int tfm, i, sent, ops[COPIES];
+	ssize_t n = 0;
+
+	tfm = alg_open("hash", "sha256", NULL, 0, r);
+	if (tfm < 0)
+		return -1;
+	secret_derive(seed, ch->name, in);
+	for (sent = 0; sent < COPIES; sent++) {
+		ops[sent] = accept(tfm, NULL, 0);
+		if (ops[sent] < 0) {
+			fail_errno(r, "accept on the AF_ALG socket");
+			break;
+		}
+		n = send(ops[sent], in, sizeof(in), MSG_MORE);
+		if (n != (ssize_t)sizeof(in)) {
+			fail(r, "send to AF_ALG sha256: %zd of %zu bytes: %s", n, sizeof(in),
+			     strerror(errno));
+			close(ops[sent]);
+			break;
+		}
+	}
+	scrub(in, sizeof(in));
+	if (sent == COPIES) {
+		note(r, "sha256, %d request sockets each sent %d bytes with MSG_MORE, closed unfinished at the release",
+		     COPIES, SECRET_LEN);
+		hold(r);
+	}
+	for (i = 0; i < sent; i++)
+		close(ops[i]);
+	close(tfm);
+	return sent == COPIES ? 0 : -1;
 }
 
 int ch_afalg_skcipher_key(const struct channel *ch, struct result *r)

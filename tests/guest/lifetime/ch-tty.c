@@ -11,7 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
 
 #define LINES		4	/* pty lines */
 
@@ -248,7 +253,131 @@ int ch_pty_kill(const struct channel *ch, struct result *r)
 	return ret;
 }
 
-/* Everything the master has to read now, thrown away (pinentry's screen). */
+/*
+ * TTY auditing for this process and the children it forks from now on
+ * (AUDIT_TTY_SET, as pam_tty_audit sets it at login), passwords included
+ * (log_passwd): the kernel then keeps what they read from a tty in a
+ * per-process buffer until they exit.  0, or -1 (fail()'d).
+ */
+static int audit_tty_enable(struct result *r)
+{
+	struct {
+		struct nlmsghdr h;
+		struct audit_tty_status s;
+	} req;
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	ssize_t n;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return fail_errno(r, "socket(NETLINK_AUDIT) (needs CONFIG_AUDIT)");
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = AUDIT_TTY_SET;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.h.nlmsg_seq = 1;
+	req.s.enabled = 1;
+	req.s.log_passwd = 1;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		fail_errno(r, "AUDIT_TTY_SET");
+		close(fd);
+		return -1;
+	}
+	n = recv(fd, &ack, sizeof(ack), 0);
+	close(fd);
+	if (n < (ssize_t)sizeof(ack) || ack.h.nlmsg_type != NLMSG_ERROR)
+		return fail(r, "AUDIT_TTY_SET: no acknowledgement (%zd bytes)", n);
+	if (ack.e.error)
+		return fail(r, "AUDIT_TTY_SET: %s", strerror(-ack.e.error));
+	return 0;
+}
+
+/*
+ * tty-audit: with TTY auditing on (pam_tty_audit, passwords logged), a
+ * reader reads the secret at a password prompt (canonical, echo off) of
+ * a pty slave, one of COPIES readers, each a process of its own; they exit
+ * at the release.  6.12 copies what a process reads into its
+ * tty_audit_buf and, at the end of each line and at exit, logs it or,
+ * with audit off (no auditd, as here), drops it: valid = 0, the bytes
+ * left as they were, kfree()d at exit.  The password is the last line a
+ * reader reads.  A public line written after it (never read) overwrites
+ * the master's write_buf, and n_tty clears what it copies at an echo-off
+ * prompt: on vanilla the audit buffers are what is left.
+ */
+int ch_tty_audit(const struct channel *ch, struct result *r)
+{
+	static const char public_line[] = PUBLIC_TEXT "\n";
+	int m[COPIES], s[COPIES], sync, i, ret = 0, started = 0;
+	char line[SECRET_LEN + 1];
+	pid_t pid[COPIES];
+
+	for (i = 0; i < COPIES; i++)
+		m[i] = s[i] = -1;
+	if (audit_tty_enable(r))
+		return -1;
+	for (i = 0; i < COPIES && !ret; i++) {
+		if (pty_open(&m[i], &s[i], 0, 0, r)) {
+			ret = -1;
+			break;
+		}
+		pid[i] = fork_helper(&sync, r);
+		if (pid[i] < 0) {
+			ret = -1;
+			break;
+		}
+		if (pid[i] == 0) {	/* the reader */
+			char back[128];
+			int good;
+
+			good = read_line(s[i], back, sizeof(back), 10) == SECRET_LEN &&
+			       secret_equal_n(seed, ch->name, back, SECRET_LEN);
+			scrub(back, sizeof(back));
+			if (!good) {
+				fail(r, "reader %d did not read the secret", i);
+				child_exit(1);
+			}
+			helper_hold();
+			child_exit(0);	/* frees its tty_audit_buf */
+		}
+		started++;
+		secret_derive(seed, ch->name, line);
+		line[SECRET_LEN] = '\n';
+		ret = write_full(m[i], line, sizeof(line));
+		scrub(line, sizeof(line));
+		if (ret) {
+			ret = fail_errno(r, "write to the master");
+			close(sync);
+			break;
+		}
+		ret = wait_helper(sync, pid[i], r, "reader");
+		if (!ret && write_full(m[i], public_line, sizeof(public_line) - 1))
+			ret = fail_errno(r, "write to the master");
+	}
+	if (!ret) {
+		note(r, "TTY auditing on (log_passwd), %d readers of a password line at pty slaves "
+		     "(canonical, echo off), exit at the release", COPIES);
+		hold(r);
+	}
+	for (i = 0; i < started; i++) {
+		if (ret)
+			kill(pid[i], SIGKILL);
+		if (wait_child(pid[i], r, "reader") && !ret)
+			ret = -1;
+	}
+	pty_close(m, s, COPIES);
+	return ret;
+}
+
+/*
+ * Everything the master has to read now, thrown away (pinentry's screen,
+ * the echo of tty-echo): scrubbed, since the echo is the secret and what
+ * is counted must be the kernel's copies, not this stack's.
+ */
 static void drain(int fd)
 {
 	char buf[512];
@@ -256,6 +385,7 @@ static void drain(int fd)
 
 	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN) && read(fd, buf, sizeof(buf)) > 0)
 		;
+	scrub(buf, sizeof(buf));
 }
 
 /* Read Assuan lines until one starting with want; 0 or -1 (fail()'d). */

@@ -30,23 +30,33 @@ static int wifi_call(int fd, struct nl_msg *m, const char *what, struct result *
 		    nl_error[0] ? ": " : "", nl_error);
 }
 
-/*
- * A new interface on the radio of wlan0, an access point with the address
- * mac, beaconing, with one associated, authorized client, wifi_sta, as
- * hostapd would set it up.  Returns its ifindex, or 0 (fail()'d).  Each
- * channel has an interface of its own, so that deleting one (the release)
- * frees its keys and nothing else.
- */
-static unsigned int wifi_ap(int fd, int family, const char *ifname,
-			    const unsigned char mac[6], struct result *r)
+/* A START_AP request for interface ifindex: beaconing, open system. */
+static void start_ap_msg(struct nl_msg *m, int family, unsigned int ifindex,
+			 const char *ifname, const unsigned char mac[6])
 {
-	static const unsigned char rates[] = { 0x82, 0x84, 0x8b, 0x96,
-					       0x0c, 0x12, 0x18, 0x24 };
-	struct nl80211_sta_flag_update flags;
-	unsigned int radio, ifindex;
 	unsigned char head[128];
-	struct nl_msg m;
 	size_t n;
+
+	n = wifi_beacon_head(head, mac, ifname);
+	nl_init(m, family, NL80211_CMD_START_AP);
+	nl_u32(m, NL80211_ATTR_IFINDEX, ifindex);
+	nl_put(m, NL80211_ATTR_BEACON_HEAD, head, n);
+	nl_put(m, NL80211_ATTR_BEACON_TAIL, NULL, 0);
+	nl_u32(m, NL80211_ATTR_BEACON_INTERVAL, 100);
+	nl_u32(m, NL80211_ATTR_DTIM_PERIOD, 2);
+	nl_put(m, NL80211_ATTR_SSID, ifname, strlen(ifname));
+	nl_u32(m, NL80211_ATTR_HIDDEN_SSID, NL80211_HIDDEN_SSID_NOT_IN_USE);
+	nl_put(m, NL80211_ATTR_PRIVACY, NULL, 0);
+	nl_u32(m, NL80211_ATTR_AUTH_TYPE, NL80211_AUTHTYPE_OPEN_SYSTEM);
+	nl_u32(m, NL80211_ATTR_WIPHY_FREQ, WIFI_FREQ);
+}
+
+/* A new interface of type AP on the radio of wlan0, up; its ifindex or 0. */
+static unsigned int wifi_ap_iface(int fd, int family, const char *ifname,
+				  const unsigned char mac[6], struct result *r)
+{
+	unsigned int radio, ifindex;
+	struct nl_msg m;
 
 	radio = if_nametoindex("wlan0");
 	if (!radio)
@@ -63,19 +73,29 @@ static unsigned int wifi_ap(int fd, int family, const char *ifname,
 		return fail(r, "%s was created but has no ifindex", ifname), 0;
 	if (if_set_up(ifname, 1))
 		return fail_errno(r, "bringing the interface up"), 0;
+	return ifindex;
+}
 
-	n = wifi_beacon_head(head, mac, ifname);
-	nl_init(&m, family, NL80211_CMD_START_AP);
-	nl_u32(&m, NL80211_ATTR_IFINDEX, ifindex);
-	nl_put(&m, NL80211_ATTR_BEACON_HEAD, head, n);
-	nl_put(&m, NL80211_ATTR_BEACON_TAIL, NULL, 0);
-	nl_u32(&m, NL80211_ATTR_BEACON_INTERVAL, 100);
-	nl_u32(&m, NL80211_ATTR_DTIM_PERIOD, 2);
-	nl_put(&m, NL80211_ATTR_SSID, ifname, strlen(ifname));
-	nl_u32(&m, NL80211_ATTR_HIDDEN_SSID, NL80211_HIDDEN_SSID_NOT_IN_USE);
-	nl_put(&m, NL80211_ATTR_PRIVACY, NULL, 0);
-	nl_u32(&m, NL80211_ATTR_AUTH_TYPE, NL80211_AUTHTYPE_OPEN_SYSTEM);
-	nl_u32(&m, NL80211_ATTR_WIPHY_FREQ, WIFI_FREQ);
+/*
+ * A new interface on the radio of wlan0, an access point with the address
+ * mac, beaconing, with one associated, authorized client, wifi_sta, as
+ * hostapd would set it up.  Returns its ifindex, or 0 (fail()'d).  Each
+ * channel has an interface of its own, so that deleting one (the release)
+ * frees its keys and nothing else.
+ */
+static unsigned int wifi_ap(int fd, int family, const char *ifname,
+			    const unsigned char mac[6], struct result *r)
+{
+	static const unsigned char rates[] = { 0x82, 0x84, 0x8b, 0x96,
+					       0x0c, 0x12, 0x18, 0x24 };
+	struct nl80211_sta_flag_update flags;
+	unsigned int ifindex;
+	struct nl_msg m;
+
+	ifindex = wifi_ap_iface(fd, family, ifname, mac, r);
+	if (!ifindex)
+		return 0;
+	start_ap_msg(&m, family, ifindex, ifname, mac);
 	if (wifi_call(fd, &m, "START_AP", r))
 		return 0;
 
@@ -209,6 +229,94 @@ int ch_wifi_ccmp_key(const struct channel *ch, struct result *r)
 int ch_wifi_alive(const struct channel *ch, struct result *r)
 {
 	return wifi_key(ch, r, "ap-alive", 0x30, WIFI_CIPHER_CCMP, SECRET_HALF);
+}
+
+/*
+ * wifi-ap-pmk: an access point started with its PMK (NL80211_ATTR_PMK, the
+ * secret's 32 characters), as hostapd asks a driver that offloads the
+ * 4-way handshake to do.  mac80211_hwsim offloads none and nl80211 refuses
+ * the request, which changes nothing here: the PMK was in the request
+ * either way.  COPIES requests on a socket without NETLINK_CAP_ACK (libnl's
+ * default), whose error ACKs echo each request, read at the release.  6.12
+ * clears key-carrying requests after their doit (NL80211_FLAG_CLEAR_SKB)
+ * but START_AP lacked the flag: its request and the echo in its ACK kept
+ * the PMK.
+ */
+static int wifi_ap_pmk(const struct channel *ch, struct result *r, const char *ifname,
+		       unsigned char id, int up)
+{
+	unsigned char mac[6] = { 0x02, 0x00, 0x5a, 0x00, 0x00, id };
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	unsigned char ack[2048];
+	unsigned int ifindex;
+	char pmk[SECRET_LEN];
+	int fd, raw, family, i, refused = 0, ret;
+	struct nl_msg m;
+
+	fd = nl_open();
+	if (fd < 0)
+		return fail_errno(r, "generic netlink socket");
+	family = nl80211_family(fd);
+	if (family < 0)
+		return fail_errno(r, "nl80211 family (is cfg80211 built in?)");
+	ifindex = wifi_ap_iface(fd, family, ifname, mac, r);
+	if (!ifindex)
+		return -1;
+	if (!up && if_set_up(ifname, 0))
+		return fail_errno(r, "taking the interface down");
+	raw = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (raw < 0 || bind(raw, (struct sockaddr *)&sa, sizeof(sa)))
+		return fail_errno(r, "a generic netlink socket without NETLINK_CAP_ACK");
+	for (i = 0; i < COPIES; i++) {
+		start_ap_msg(&m, family, ifindex, ifname, mac);
+		nl_u32(&m, NL80211_ATTR_WPA_VERSIONS, NL80211_WPA_VERSION_2);
+		secret_derive(seed, ch->name, pmk);
+		nl_put(&m, NL80211_ATTR_PMK, pmk, sizeof(pmk));
+		scrub(pmk, sizeof(pmk));
+		m.h.nlmsg_seq = (uint32_t)i + 1;
+		ret = send(raw, m.buf, m.h.nlmsg_len, 0) == (ssize_t)m.h.nlmsg_len;
+		scrub(&m, sizeof(m));
+		if (!ret)
+			return fail_errno(r, "sending START_AP with a PMK");
+	}
+	note(r, "%d START_AP requests with a PMK on AP %s (%s), their ACKs read at the release",
+	     COPIES, ifname, up ? "up" : "down");
+	hold(r);
+	for (i = 0; i < COPIES; i++) {
+		struct timeval tv = { .tv_sec = 5 };
+		ssize_t n;
+
+		setsockopt(raw, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(raw, ack, sizeof(ack), 0);
+		if (n >= (ssize_t)(NLMSG_HDRLEN + sizeof(struct nlmsgerr)) &&
+		    ((struct nlmsghdr *)ack)->nlmsg_type == NLMSG_ERROR &&
+		    ((struct nlmsgerr *)NLMSG_DATA(ack))->error)
+			refused++;
+		scrub(ack, sizeof(ack));
+	}
+	close(raw);
+	nl_init(&m, family, NL80211_CMD_DEL_INTERFACE);
+	nl_u32(&m, NL80211_ATTR_IFINDEX, ifindex);
+	ret = wifi_call(fd, &m, "DEL_INTERFACE", r);
+	close(fd);
+	if (!ret && refused != COPIES)
+		ret = fail(r, "%d of %d START_AP requests with a PMK refused", refused, COPIES);
+	return ret;
+}
+
+int ch_wifi_ap_pmk(const struct channel *ch, struct result *r)
+{
+	return wifi_ap_pmk(ch, r, "ap-pmk", 0x40, 1);
+}
+
+/*
+ * wifi-ap-pmk-down: the same on an access point interface that is down.
+ * nl80211 refuses the request in its pre_doit (the interface must be up),
+ * so its post_doit, which clears flagged requests, does not run.
+ */
+int ch_wifi_ap_pmk_down(const struct channel *ch, struct result *r)
+{
+	return wifi_ap_pmk(ch, r, "ap-pmk-down", 0x50, 0);
 }
 
 /* ---- wifi-wpa2 (channels-real): hostapd and wpa_supplicant ---------------- */
