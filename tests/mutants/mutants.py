@@ -26,6 +26,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -102,6 +103,8 @@ def boot(suite, cell, obj, out, cell_env):
     """Boot one cell on the mutant's kernels; the failing tests (path:
     message), or None when the harness itself could not run it."""
     s = policy.read_suites()[suite]
+    # A result left by an earlier boot must never stand for this one.
+    shutil.rmtree(os.path.join(out, cell), ignore_errors=True)
     env = dict(os.environ, **cell_env, OBJ=obj,
                CHANNELS=os.path.join(TOP, s["channels"]),
                LIFETIME_TABLE=os.path.join(TOP, s["lifetime"]))

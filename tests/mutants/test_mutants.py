@@ -77,6 +77,23 @@ class ApplyTest(TempDirTest):
             self.mutate("revert", "0009")
 
 
+class BootTest(TempDirTest):
+    """A boot that leaves no result is an error, never the verdict of the
+    result an earlier boot left in the same folder (a stale FAIL once
+    'killed' a mutant through a kernel built hours before)."""
+
+    def test_stale_result_is_not_read(self):
+        from unittest import mock
+        cell = os.path.join(self.d, "full")
+        write(cell, "result.json",
+              '{"tests": [{"path": "boot", "status": "FAIL", "message": "old"}]}')
+        done = subprocess.CompletedProcess([], 1, stdout="", stderr="")
+        with mock.patch.object(mutants.subprocess, "run", return_value=done), \
+                contextlib.redirect_stderr(io.StringIO()):
+            self.assertIsNone(mutants.boot("main", "full", self.d, self.d, {}))
+        self.assertFalse(os.path.exists(os.path.join(cell, "result.json")))
+
+
 class ReportTest(TempDirTest):
     """The report covers every mutant of policy/mutants with its last
     verdict: one run of some keeps the others', never-run ones are said."""
