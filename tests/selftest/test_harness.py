@@ -168,6 +168,25 @@ class JudgeTest(unittest.TestCase):
                                        log("report.log"), PASSED))
         self.assertEqual(t["boot"]["status"], "FAIL")
 
+    def test_suite_that_provokes_reports_is_exempt_case_by_case(self):
+        # KFENCE's suite: each case provokes its report in its own region;
+        # a report outside every case still fails the boot.
+        lines = ["KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: kfence",
+                 "    1..2", "BUG: KFENCE: out-of-bounds read in test_oob+0x1/0x2",
+                 "    ok 1 test_oob", "BUG: KFENCE: use-after-free read in test_uaf+0x1/0x2",
+                 "    ok 2 test_uaf", "ok 1 kfence"]
+        c = cell("kunit:kfence", "policy=none report=kfence", "distro-vanilla")
+        t = by_path(judge.judge_cell(c, lines, PASSED))
+        self.assertEqual(t["report.kfence"]["status"], "PASS")
+        self.assertEqual(t["boot"]["status"], "PASS")
+        t = by_path(judge.judge_cell(cell("kunit:kfence", "policy=none", "distro-vanilla"),
+                                     lines, PASSED))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        late = lines + ["BUG: KFENCE: invalid free in after_the_suite+0x1/0x2"]
+        t = by_path(judge.judge_cell(c, late, PASSED))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        self.assertIn("after_the_suite", t["boot"]["message"])
+
     def test_case_the_cell_must_run_fails_when_skipped(self):
         # kunit-pass.log skips verify_catches_write (no sanitize_verify=1):
         # a SKIP elsewhere, a FAIL in a cell that exists to run it.
