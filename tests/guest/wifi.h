@@ -17,7 +17,8 @@
  * the caller scrubs; NETLINK_CAP_ACK keeps the kernel from echoing a
  * failed request (key included) back in its error message.
  *
- * Only libc and the uapi headers; everything is static.
+ * Only libc and the uapi headers; everything is static inline, so a program
+ * that uses part of it (tests/guest/marks.c) builds without warnings.
  */
 #ifndef SANITIZE_WIFI_H
 #define SANITIZE_WIFI_H
@@ -62,7 +63,7 @@ struct nl_msg {
 
 static char nl_error[160];	/* the kernel's extended ack message, if any */
 
-static void nl_init(struct nl_msg *m, uint16_t family, uint8_t cmd)
+static inline void nl_init(struct nl_msg *m, uint16_t family, uint8_t cmd)
 {
 	struct genlmsghdr *g;
 
@@ -75,7 +76,7 @@ static void nl_init(struct nl_msg *m, uint16_t family, uint8_t cmd)
 	g->version = 1;
 }
 
-static void nl_put(struct nl_msg *m, uint16_t type, const void *data, size_t len)
+static inline void nl_put(struct nl_msg *m, uint16_t type, const void *data, size_t len)
 {
 	size_t at = NLMSG_ALIGN(m->h.nlmsg_len);
 	struct nlattr *a = (struct nlattr *)(m->buf + at);
@@ -92,22 +93,22 @@ static void nl_put(struct nl_msg *m, uint16_t type, const void *data, size_t len
 	m->h.nlmsg_len = at + NLA_HDRLEN + NLA_ALIGN(len);
 }
 
-static void nl_u32(struct nl_msg *m, uint16_t type, uint32_t v)
+static inline void nl_u32(struct nl_msg *m, uint16_t type, uint32_t v)
 {
 	nl_put(m, type, &v, sizeof(v));
 }
 
-static void nl_u16(struct nl_msg *m, uint16_t type, uint16_t v)
+static inline void nl_u16(struct nl_msg *m, uint16_t type, uint16_t v)
 {
 	nl_put(m, type, &v, sizeof(v));
 }
 
-static void nl_u8(struct nl_msg *m, uint16_t type, uint8_t v)
+static inline void nl_u8(struct nl_msg *m, uint16_t type, uint8_t v)
 {
 	nl_put(m, type, &v, sizeof(v));
 }
 
-static void nl_nest_start(struct nl_msg *m, uint16_t type)
+static inline void nl_nest_start(struct nl_msg *m, uint16_t type)
 {
 	if (m->depth == (int)(sizeof(m->nest) / sizeof(m->nest[0]))) {
 		m->overflow = 1;
@@ -117,7 +118,7 @@ static void nl_nest_start(struct nl_msg *m, uint16_t type)
 	nl_put(m, type | NLA_F_NESTED, NULL, 0);
 }
 
-static void nl_nest_end(struct nl_msg *m)
+static inline void nl_nest_end(struct nl_msg *m)
 {
 	struct nlattr *a;
 
@@ -127,7 +128,7 @@ static void nl_nest_end(struct nl_msg *m)
 	a->nla_len = m->h.nlmsg_len - m->nest[m->depth];
 }
 
-static int nl_open(void)
+static inline int nl_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 10 };
@@ -148,7 +149,7 @@ static int nl_open(void)
 }
 
 /* The extended ack's message attribute, after a capped error message. */
-static void nl_ext_ack(const struct nlmsghdr *h)
+static inline void nl_ext_ack(const struct nlmsghdr *h)
 {
 	const struct nlmsgerr *e = NLMSG_DATA(h);
 	size_t at = NLMSG_HDRLEN + sizeof(*e), end = h->nlmsg_len;
@@ -178,7 +179,7 @@ static void nl_ext_ack(const struct nlmsghdr *h)
  * reply message is copied there.  Returns 0, or -1 with errno set (the
  * kernel's error) and nl_error holding its explanation if it gave one.
  */
-static int nl_call(int fd, struct nl_msg *m, void *reply, size_t reply_len)
+static inline int nl_call(int fd, struct nl_msg *m, void *reply, size_t reply_len)
 {
 	static uint32_t seq;
 	unsigned char buf[4096];
@@ -220,7 +221,7 @@ static int nl_call(int fd, struct nl_msg *m, void *reply, size_t reply_len)
 }
 
 /* The generic netlink family id of "nl80211", or -1. */
-static int nl80211_family(int fd)
+static inline int nl80211_family(int fd)
 {
 	unsigned char reply[4096];
 	struct nlmsghdr *h = (struct nlmsghdr *)reply;
@@ -247,7 +248,7 @@ static int nl80211_family(int fd)
 }
 
 /* Interface flags, through any socket's device ioctls. */
-static int if_set_up(const char *ifname, int up)
+static inline int if_set_up(const char *ifname, int up)
 {
 	struct ifreq ifr;
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = -1;
@@ -272,7 +273,7 @@ static int if_set_up(const char *ifname, int up)
  * capabilities (ESS, privacy), SSID, supported rates, DS parameter set.
  * Returns its length.
  */
-static size_t wifi_beacon_head(unsigned char *b, const unsigned char mac[6],
+static inline size_t wifi_beacon_head(unsigned char *b, const unsigned char mac[6],
 			       const char *ssid)
 {
 	static const unsigned char rates[] = { 0x82, 0x84, 0x8b, 0x96,
@@ -315,7 +316,7 @@ static size_t wifi_beacon_head(unsigned char *b, const unsigned char mac[6],
  * A raw socket that sees every frame mac80211_hwsim's radios send, with
  * its radiotap header ("hwsim0", brought up).  -1 if there is none.
  */
-static int wifi_sniffer(void)
+static inline int wifi_sniffer(void)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
 				   .sll_protocol = htons(ETH_P_ALL) };
@@ -339,7 +340,7 @@ static int wifi_sniffer(void)
  * more), the protected data frames from ap to sta; *clear counts the data
  * frames from ap to sta whose payload shows the plaintext marker.
  */
-static int wifi_count_protected(int fd, const unsigned char ap[6],
+static inline int wifi_count_protected(int fd, const unsigned char ap[6],
 				const unsigned char sta[6], const char *marker,
 				int want, int wait_ms, int *clear)
 {
