@@ -26,6 +26,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,6 +98,34 @@ def build(kernel, tree, obj, log):
                            stdout=f, stderr=subprocess.STDOUT, env=env, cwd=TOP,
                            timeout=7200)
     return r.returncode == 0
+
+
+BANNER = re.compile(rb"Linux version [^\n\0]*#\d+ [^\n\0]*")
+
+
+def banner(data):
+    """The "Linux version ... #N SMP <date>" of a kernel image or console
+    log (bytes), or None; an image also holds a template without the build
+    number, which is not it."""
+    m = BANNER.search(data)
+    return m.group(0).decode("utf-8", "replace").strip() if m else None
+
+
+def built_banner(obj, kernel):
+    """The banner of the vmlinux just built in obj/<kernel>, or None."""
+    try:
+        with open(os.path.join(obj, kernel, "vmlinux"), "rb") as f:
+            return banner(f.read())
+    except OSError:
+        return None
+
+
+def booted_banner(out, cell):
+    try:
+        with open(os.path.join(out, cell, "console.log"), "rb") as f:
+            return banner(f.read())
+    except OSError:
+        return None
 
 
 def boot(suite, cell, obj, out, cell_env):
@@ -171,10 +200,20 @@ def run(args):
                                                 f"(see {os.path.relpath(log)})")
             else:
                 res.update(verdict="survived", why="every test of its cells passed")
+                # A verdict holds only for the kernels just built: a boot of
+                # any other (a stale image) is an error, never a kill or a
+                # survival.
+                built = {built_banner(args.obj, k) for k in m["kernels"]}
                 for suite, cell in m["cells"]:
                     failed = boot(suite, cell, args.obj, mdir, cell_env)
                     if failed is None:
                         res.update(verdict="error", why=f"cell {cell} could not be booted")
+                        break
+                    booted = booted_banner(mdir, cell)
+                    if booted not in built:
+                        res.update(verdict="error",
+                                   why=f"cell {cell} booted {booted!r}, not a kernel this "
+                                       f"mutant built ({', '.join(sorted(map(str, built)))})")
                         break
                     if failed:
                         res.update(verdict="killed", why=failed[0],

@@ -94,6 +94,25 @@ class BootTest(TempDirTest):
         self.assertFalse(os.path.exists(os.path.join(cell, "result.json")))
 
 
+class BannerTest(TempDirTest):
+    """The kernel a cell booted is known by its banner, the same string in
+    the image and on the console."""
+
+    def test_banner_of_image_and_console(self):
+        image = b"\0Linux version 6.12.118+ (root@vm) # SMP \0junk\0Linux version 6.12.118+ (root@vm) #37 SMP Mon Dec  7 12:20:05 UTC 2026\n\0"
+        write(self.d, "lab-patched/vmlinux", "")
+        with open(os.path.join(self.d, "lab-patched", "vmlinux"), "wb") as f:
+            f.write(image)
+        write(self.d, "full/console.log",
+              "SeaBIOS\nLinux version 6.12.118+ (root@vm) #37 SMP Mon Dec  7 12:20:05 UTC 2026\nmore\n")
+        self.assertEqual(mutants.built_banner(self.d, "lab-patched"),
+                         mutants.booted_banner(self.d, "full"))
+        write(self.d, "off/console.log",
+              "Linux version 6.12.118+ (root@vm) #44 SMP Mon Dec  7 12:27:51 UTC 2026\n")
+        self.assertNotEqual(mutants.built_banner(self.d, "lab-patched"),
+                            mutants.booted_banner(self.d, "off"))
+
+
 class ReportTest(TempDirTest):
     """The report covers every mutant of policy/mutants with its last
     verdict: one run of some keeps the others', never-run ones are said."""
