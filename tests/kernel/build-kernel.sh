@@ -76,7 +76,7 @@ done
 
 echo "kernel: building $name ($tree tree, $flavour flavour, $arch; build/obj/$name, -j${JOBS:-2})"
 start=$(date +%s)
-make --no-print-directory -s -j"${JOBS:-2}" CC="ccache ${cross}gcc" HOSTCC="ccache gcc" \
+make --no-print-directory -s -j"${JOBS:-2}" CC="$here/ccache-cc ${cross}gcc" HOSTCC="ccache gcc" \
 	-C "$src" O="$obj" "$target" > "$obj/build.log" 2>&1 || {
 	tail -n 30 "$obj/build.log" >&2
 	echo "kernel: the $name build failed (full log: build/obj/$name/build.log)" >&2

@@ -11,6 +11,8 @@
 # environment: SRC, PATCHES, STAMP (as for trees.sh), OBJ (object directory),
 # FRAGMENTS (config fragments), JOBS, LOG (where to write the report).
 set -eu
+# ccache, except for assembler sources (tests/kernel/ccache-cc says why).
+ccache_cc=$(cd "$(dirname "$0")/../kernel" && pwd)/ccache-cc
 
 : "${SRC:?}" "${PATCHES:?}" "${OBJ:?}" "${FRAGMENTS:?}" "${JOBS:=2}" "${LOG:?}"
 pristine=$SRC/linux-6.12
@@ -69,7 +71,7 @@ check() {
 		return 1
 	fi
 	start=$(date +%s)
-	if ! timeout 3600 make -s -C "$tree" O="$OBJ" -j"$JOBS" CC="ccache gcc" \
+	if ! timeout 3600 make -s -C "$tree" O="$OBJ" -j"$JOBS" CC="$ccache_cc gcc" \
 			HOSTCC="ccache gcc" bzImage >"$OBJ/build.out" 2>&1; then
 		tail -n 30 "$OBJ/build.out" >&2
 		echo "the kernel does not build with the patches up to it (tail above)"
