@@ -30,6 +30,22 @@ static int wifi_call(int fd, struct nl_msg *m, const char *what, struct result *
 		    nl_error[0] ? ": " : "", nl_error);
 }
 
+/* A generic netlink socket and nl80211's family id: the socket, or -1 (fail()'d). */
+static int nl80211_open(int *family, struct result *r)
+{
+	int fd = nl_open();
+
+	if (fd < 0)
+		return fail_errno(r, "generic netlink socket");
+	*family = nl80211_family(fd);
+	if (*family < 0) {
+		fail_errno(r, "nl80211 family (is cfg80211 built in?)");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A START_AP request for interface ifindex: beaconing, open system. */
 static void start_ap_msg(struct nl_msg *m, int family, unsigned int ifindex,
 			 const char *ifname, const unsigned char mac[6])
@@ -141,12 +157,9 @@ static int wifi_key(const struct channel *ch, struct result *r, const char *ifna
 	unsigned int ifindex;
 	int fd, family, tx, sniff, i, seen, clear, ret;
 
-	fd = nl_open();
+	fd = nl80211_open(&family, r);
 	if (fd < 0)
-		return fail_errno(r, "generic netlink socket");
-	family = nl80211_family(fd);
-	if (family < 0)
-		return fail_errno(r, "nl80211 family (is cfg80211 built in?)");
+		return -1;
 	ifindex = wifi_ap(fd, family, ifname, mac, r);
 	if (!ifindex)
 		return -1;
@@ -253,12 +266,9 @@ static int wifi_ap_pmk(const struct channel *ch, struct result *r, const char *i
 	int fd, raw, family, i, refused = 0, ret;
 	struct nl_msg m;
 
-	fd = nl_open();
+	fd = nl80211_open(&family, r);
 	if (fd < 0)
-		return fail_errno(r, "generic netlink socket");
-	family = nl80211_family(fd);
-	if (family < 0)
-		return fail_errno(r, "nl80211 family (is cfg80211 built in?)");
+		return -1;
 	ifindex = wifi_ap_iface(fd, family, ifname, mac, r);
 	if (!ifindex)
 		return -1;
