@@ -31,7 +31,8 @@ PACKAGES := linux-source-6.12 linux-config-6.12 qemu-system-x86 busybox-static e
 	gcc gcc-12-plugin-dev libc6-dev make ccache bc bison flex libelf-dev \
 	libssl-dev cpio dwarves xz-utils git python3 perl kmod stress-ng \
 	python3-jinja2 python3-yaml python3-matplotlib \
-	pinentry-curses kcapi-tools cryptsetup-bin ncurses-base hostapd wpasupplicant
+	pinentry-curses kcapi-tools cryptsetup-bin ncurses-base hostapd wpasupplicant \
+	trinity util-linux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The python3 whose modules those packages install (python3-jinja2,
 # python3-yaml, python3-matplotlib), not one earlier on PATH (pyenv, a
@@ -283,7 +284,7 @@ $(B)/guest/ktap.sh: tests/guest/lib/ktap.sh
 	@mkdir -p $(@D)
 	cp $< $@
 
-# Debian programs copied from the host with their libraries (stress-ng):
+# Debian programs copied from the host with their libraries (stress-ng, trinity):
 # the list, and each listed program that exists (a missing one is named,
 # with its package, by mkinitramfs.sh).
 HOST_PROGRAM_FILES := $(wildcard $(shell qemu-boot/mkinitramfs.sh --host-programs))
