@@ -404,11 +404,13 @@ boot: kernel initramfs accel
 # gcc), make kernel's stamp with a make that only records its calls
 # (tests/selftest/test_build_stamp.py), and the UML runner against a fake
 # kunit.py (tests/uml/test_uml.py: a failed build, a hung build, a broken
-# expectation turn it red).  Each suite prints KTAP to
+# expectation turn it red), and the guest programs' parsers on saved and
+# made-up output, run by the guest's shell, busybox sh
+# (tests/selftest/test_guest.py).  Each suite prints KTAP to
 # build/results/<suite>/ktap.log, which becomes its result.json, counted
 # by the summary.
 UNIT_SUITES := policy-loader harness-parser lava-jobs bench-parser scanner build-stamp uml-runner \
-	mutants-runner
+	mutants-runner guest-parser
 UNIT_policy-loader := python3 tests/selftest/test_policy.py -v
 UNIT_harness-parser := python3 tests/selftest/test_harness.py -v
 UNIT_lava-jobs := python3 tests/selftest/test_lava.py -v
@@ -417,13 +419,16 @@ UNIT_uml-runner := python3 tests/uml/test_uml.py -v
 UNIT_mutants-runner := python3 tests/mutants/test_mutants.py -v
 UNIT_scanner = RAMSCAN=$(RAMSCAN) LIFETIME=$(B)/guest/lifetime bash tests/scan/test-ramscan.sh
 UNIT_build-stamp := python3 tests/selftest/test_build_stamp.py -v
+UNIT_guest-parser := python3 tests/selftest/test_guest.py -v
 # The LAVA jobs are rendered with Debian's Jinja2 and read back with its
-# YAML, the bench plot with its matplotlib: all make unit may need to install.
+# YAML, the bench plot with its matplotlib, the guest's parsers run by its
+# busybox: all make unit may need to install.
 ## the harness tests that need no kernel (policy/ loader, judge on saved
 ## logs, expect driver, LAVA jobs, bench parser, RAM scanner, the kernel
-## stamp, the UML runner): seconds, nothing built
+## stamp, the UML runner, the guest's parsers): seconds, nothing built
 unit:
-	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml python3-matplotlib"
+	@$(MAKE) --no-print-directory deps PACKAGES="python3-jinja2 python3-yaml python3-matplotlib \
+		busybox-static"
 	@$(MAKE) --no-print-directory -k $(addprefix unit-,$(UNIT_SUITES))
 
 unit-%:

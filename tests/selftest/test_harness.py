@@ -139,6 +139,21 @@ class JudgeTest(unittest.TestCase):
         self.assertIn("WARNING:", t["boot"]["message"])
         self.assertIn("lkdtm_WARNING", t["boot"]["context"])
 
+    def test_trinity_chatter_is_no_report_but_a_report_among_it_is(self):
+        # A debug-trinity-verify console, trimmed, with two lines of kernel
+        # chatter from other trinity boots: what the fuzzed calls make the
+        # kernel print is no report, and a report printed among it is found.
+        c = cell("guest:trinity", "policy=full clear-once=pages", "debug-patched")
+        lines = log("trinity-cell.log")
+        t = by_path(judge.judge_cell(c, lines, PASSED))
+        self.assertEqual([p for p, x in t.items() if x["status"] != "PASS"], [])
+        self.assertIn("guest.trinity.syscalls_issued", t)
+        i = next(n for n, line in enumerate(lines) if "private mapping with mremap" in line)
+        report = "BUG: KASAN: slab-use-after-free in __sanitize_mem_check+0x62/0xa0"
+        t = by_path(judge.judge_cell(c, lines[:i] + [report] + lines[i:], PASSED))
+        self.assertEqual(t["boot"]["status"], "FAIL")
+        self.assertIn(report, t["boot"]["message"])
+
     def test_panic_fails_even_if_qemu_exited_cleanly(self):
         t = by_path(judge.judge_cell(cell("guest:selftest-panic", "policy=none", "lab-vanilla"),
                                        log("panic.log"), {"result": "eof", "reason": "QEMU exited"}))

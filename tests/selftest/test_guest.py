@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Tests of the guest programs' parsers, run on the host by the shell the
+guest runs them with (Debian's busybox-static, as the initramfs has it):
+what tests/guest/trinity.sh --count reads from trinity's output, on a
+saved run (tests/selftest/logs/trinity.log) and on made-up ones.  Run by
+"make unit"; prints KTAP."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+from selftest import ktap_runner
+from selftest.testutil import TempDirTest
+
+BUSYBOX = "/bin/busybox"
+TRINITY = os.path.join(TOP, "tests", "guest", "trinity.sh")
+
+
+class TrinityCountTest(TempDirTest):
+    def count(self, text):
+        """trinity.sh --count on a file of text (bytes or str): {key: value}."""
+        path = os.path.join(self.d, "trinity.log")
+        with open(path, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode())
+        if not os.access(BUSYBOX, os.X_OK):
+            raise unittest.SkipTest(f"no {BUSYBOX} (Debian's busybox-static, make deps)")
+        r = subprocess.run([BUSYBOX, "sh", TRINITY, "--count", path], capture_output=True,
+                           text=True, timeout=30, check=True)
+        return dict(line.split("=", 1) for line in r.stdout.splitlines())
+
+    def test_saved_run(self):
+        with open(os.path.join(HERE, "logs", "trinity.log"), "rb") as f:
+            c = self.count(f.read())
+        self.assertEqual(c, {"ran": "20003", "ok": "5019", "failed": "14942",
+                             "progress": "10051",
+                             "why": "Completed maximum number of operations."})
+
+    def test_stopped_at_the_limit(self):
+        # SIGINT at the limit: trinity still prints its total, and why.
+        c = self.count("[main] 10002 iterations. [F:7000 S:3002 HI:900]\n"
+                       "[main] 20004 iterations. [F:14000 S:6004 HI:1900]\n"
+                       "[main] Bailing main loop because ctrl-c.\n"
+                       "[main] Ran 23456 syscalls. Successes: 7000  Failures: 16456\n")
+        self.assertEqual((c["ran"], c["progress"], c["why"]), ("23456", "20004", "ctrl-c"))
+
+    def test_killed_has_no_total(self):
+        # SIGKILLed: no total and no reason, only how far it had got.
+        c = self.count("[main] 10002 iterations. [F:7000 S:3002 HI:900]\n"
+                       "[main] 20004 iterations. [F:14000 S:6004 HI:1900 STALLED:3]\n")
+        self.assertEqual(c, {"ran": "", "ok": "", "failed": "", "progress": "20004", "why": ""})
+
+    def test_nothing(self):
+        self.assertEqual(self.count(""), {"ran": "", "ok": "", "failed": "", "progress": "",
+                                          "why": ""})
+
+    def test_only_whole_lines_of_main(self):
+        # A child's line, a total broken by what a fuzzed write() put in
+        # the middle of it, one with junk after it, and binary junk with a
+        # total inside: none of them is trinity's total.
+        junk = (b"[child2:345] Ran 99999999 syscalls. Successes: 1  Failures: 2\n"
+                b"[main] Ran 99999999 sysc\x00\xff\x7falls. Successes: 1  Failures: 2\n"
+                b"[main] Ran 99999999 syscalls. Successes: 1  Failures: 2 and more\n"
+                b"\x01\x02[main] Ran 99999999 syscalls. Successes: 1  Failures: 2\n"
+                b"\xde\xad\xbe\xef" * 64 + b"\n")
+        c = self.count(b"[main] Bailing main loop because Completed maximum number of operations..\n"
+                       b"[main] Ran 1000004 syscalls. Successes: 301234  Failures: 698770\n" + junk)
+        self.assertEqual((c["ran"], c["ok"], c["failed"]), ("1000004", "301234", "698770"))
+
+    def test_tainted(self):
+        c = self.count("[main] Bailing main loop because kernel became tainted..\n"
+                       "[main] Ran 512 syscalls. Successes: 12  Failures: 500\n")
+        self.assertEqual((c["ran"], c["why"]), ("512", "kernel became tainted."))
+
+
+if __name__ == "__main__":
+    sys.exit(ktap_runner.main(sys.modules[__name__], sys.argv[1:]))
