@@ -24,9 +24,18 @@
  *                            sensitive cache, alive (its allocation site)
  *                            or freed once uploaded (cfg80211's free sites)
  *                            (the cfg80211 patch, 0012)
+ *   tty_write_buf            a line written to a pty: the tty's write_buf,
+ *                            which keeps what was written, lives in a
+ *                            sensitive cache while the pty is open (its
+ *                            allocation stack holds tty_write()) (the tty
+ *                            patch, 0011)
  *
  * Without the mark the same site shows in a plain kmalloc-* cache's
- * traces, and the check fails (make mutants: revert-0012, revert-0013).
+ * traces, and the check fails (make mutants: revert-0011 to revert-0013,
+ * mark-*).  The traces list the objects in use only (free_traces: where
+ * an object in use was freed last): a buffer freed within the call that
+ * allocated it (the AF_ALG request, the skcipher walk's bounce buffer) is
+ * out of this check's reach.
  *
  * usage: marks       Exit status 0 if every check passed, 1 otherwise.
  */
@@ -39,6 +48,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wifi.h"
 
@@ -171,6 +181,39 @@ static int ibss_with_key(int fd, int family, char *why, size_t len)
 	return call(fd, &m, "JOIN_IBSS (WEP key)", why, len);
 }
 
+/*
+ * A pty with a line written to its master: the tty's write_buf is live
+ * until the pty closes.  The master's fd (kept open), or -1 with @why set.
+ */
+static int pty_written(char *why, size_t len)
+{
+	static const char line[] = "a line that is no secret\n";
+	int fd = posix_openpt(O_RDWR | O_NOCTTY);
+
+	if (fd < 0 || grantpt(fd) || unlockpt(fd) ||
+	    write(fd, line, sizeof(line) - 1) != (ssize_t)(sizeof(line) - 1)) {
+		snprintf(why, len, "pty: %s", strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+/* @buf as KTAP comments, a line each, at most 200 lines. */
+static void dump(const char *what, const char *buf)
+{
+	int lines = 0;
+
+	printf("# the kmalloc-sensitive-* %s:\n", what);
+	while (*buf && lines++ < 200) {
+		int len = (int)strcspn(buf, "\n");
+
+		if (strncmp(buf, "No data", 7))
+			printf("#   %.*s\n", len, buf);
+		buf += len + (buf[len] == '\n');
+	}
+	fflush(stdout);
+}
+
 /* Append file @path to @buf (NUL-terminated, at most TRACES_MAX). */
 static void slurp(char *buf, size_t *used, const char *path)
 {
@@ -211,12 +254,12 @@ static size_t traces(const char *prefix, const char *file, char *buf)
 int main(void)
 {
 	static char alloc[TRACES_MAX], freed[TRACES_MAX];
-	char why[256] = "", why2[256] = "";
+	char why[256] = "", why2[256] = "", why3[256] = "";
 	struct timespec settle = { 1, 0 };
-	int fd, family, ap, ibss;
+	int fd, family, ap, ibss, pty;
 	size_t got;
 
-	printf("KTAP version 1\n1..3\n");
+	printf("KTAP version 1\n1..4\n");
 	fflush(stdout);
 	mkdir("/sys/kernel/debug", 0755);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);	/* may be mounted */
@@ -226,6 +269,7 @@ int main(void)
 		snprintf(why, sizeof(why), "no nl80211: %s", strerror(errno));
 	ap = family < 0 ? -1 : ap_with_key(fd, family, why, sizeof(why));
 	ibss = family < 0 ? -1 : ibss_with_key(fd, family, why2, sizeof(why2));
+	pty = pty_written(why3, sizeof(why3));
 	nanosleep(&settle, NULL);	/* the IBSS joins and uploads its keys */
 
 	got = traces("kmalloc-sensitive-", "alloc_traces", alloc);
@@ -250,5 +294,18 @@ int main(void)
 		      "the IBSS's key copy: %s", live ? "allocated by nl80211_parse_connkeys() in a sensitive cache" :
 		      gone ? "freed from a sensitive cache" : "in no sensitive cache's traces");
 	}
+	/* The pty's write: tty_write(), not the console's redirected_tty_write() */
+	if (pty < 0)
+		check(0, "tty_write_buf", "no pty written: %s", why3);
+	else
+		check(strstr(alloc, " tty_write+") != NULL, "tty_write_buf",
+		      "tty_write() %s the kmalloc-sensitive-* alloc_traces",
+		      strstr(alloc, " tty_write+") ? "in" : "not in");
+	if (fails) {	/* what the checks read, for whoever reads the failure */
+		dump("alloc_traces", alloc);
+		dump("free_traces", freed);
+	}
+	if (pty >= 0)
+		close(pty);
 	return fails ? 1 : 0;
 }
