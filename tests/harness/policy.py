@@ -37,7 +37,7 @@ those of the harness's entry point (python3 -m harness, tests/harness/__main__.p
         cell running guest:lifetime in the suites that name the table (or
         such a cell without a column), or a row that is not a channel of
         those suites' list (or a channel without a row), or a line of
-        policy/fastpath that is not "free|alloc <function>", or a
+        policy/fastpath that is not "free|outline|alloc <function>", or a
         configuration of policy/bench defined twice, or a target of
         policy/bench-targets that names a configuration policy/bench does
         not define, an unknown measure or a limit that is not a number, or
@@ -711,12 +711,13 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
 
 # --- policy/fastpath -------------------------------------------------------------
 
-FASTPATH_RULES = ("free", "mark", "alloc")
+FASTPATH_RULES = ("free", "outline", "alloc")
 SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
 def read_fastpath(path=FASTPATH):
-    """policy/fastpath: {"free": [functions], "alloc": [functions]}."""
+    """policy/fastpath: {"free": [functions], "outline": [functions],
+    "alloc": [functions]}."""
     table = {rule: [] for rule in FASTPATH_RULES}
     seen = {}
     path = shown(path)

@@ -275,8 +275,8 @@ class FastpathTest(TempDirTest):
 
     def test_the_real_file_loads(self):
         f = policy.read_fastpath()
-        self.assertEqual(f["free"], ["kfree", "kmem_cache_free"])
-        self.assertEqual(f["mark"], ["free_unref_page", "__free_pages"])
+        self.assertEqual(f["free"], ["kfree", "kmem_cache_free", "free_unref_page", "__free_pages"])
+        self.assertEqual(f["outline"], ["free_pages_prepare_rare"])
         self.assertIn("get_page_from_freelist", f["alloc"])
 
     def test_unknown_rule_names_file_and_line(self):
