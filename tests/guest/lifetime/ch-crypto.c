@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/if_alg.h>
 #include <linux/netlink.h>
@@ -56,13 +57,13 @@ static int alg_open(const char *type, const char *alg, const void *key,
 }
 
 /*
- * A fresh request socket, sent in[0..inlen) with the IV (zeroes) and, for
- * AEAD, the associated data length: the kernel copies the input into TX
- * pages of its own, freed when the operation runs (alg_recv()) or the
- * socket is closed.  Returns the request socket, or -1.
+ * A fresh request socket, sent in[0..inlen) with the IV (zeroes, or ivlen
+ * bytes at ivdata) and, for AEAD, the associated data length: the kernel
+ * copies the input into TX pages of its own, freed when the operation runs
+ * (alg_recv()) or the socket is closed.  Returns the request socket, or -1.
  */
-static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
-		    const void *in, size_t inlen, struct result *r)
+static int alg_send_iv(int tfm, int decrypt, size_t ivlen, const void *ivdata,
+		       size_t assoclen, const void *in, size_t inlen, struct result *r)
 {
 	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) +
 		  CMSG_SPACE(sizeof(int))];
@@ -93,7 +94,10 @@ static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
 	c->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + ivlen);
 	iv = (struct af_alg_iv *)CMSG_DATA(c);
 	iv->ivlen = (unsigned int)ivlen;
-	memset(iv->iv, 0, ivlen);
+	if (ivdata)
+		memcpy(iv->iv, ivdata, ivlen);
+	else
+		memset(iv->iv, 0, ivlen);
 	if (assoclen) {
 		c = CMSG_NXTHDR(&msg, c);
 		if (!c)
@@ -114,6 +118,12 @@ static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
 		return -1;
 	}
 	return op;
+}
+
+static int alg_send(int tfm, int decrypt, size_t ivlen, size_t assoclen,
+		    const void *in, size_t inlen, struct result *r)
+{
+	return alg_send_iv(tfm, decrypt, ivlen, NULL, assoclen, in, inlen, r);
 }
 
 /* Run the operation sent to request socket op, read up to outlen bytes, close op. */
@@ -301,6 +311,86 @@ int ch_afalg_aead_key(const struct channel *ch, struct result *r)
 int ch_afalg_aead_plain(const struct channel *ch, struct result *r)
 {
 	return afalg_plain(ch, r, "aead", "gcm(aes)");
+}
+
+/*
+ * afalg-walk-bounce: the head of the secret is the plaintext of a
+ * one-block cbc(aes) decryption whose output straddles a page boundary (8
+ * bytes before it, 8 after).  The skcipher walk cannot map that block in
+ * one piece: it decrypts it in a bounce buffer of its own
+ * (skcipher_next_slow()), which 6.12 kfree()s with the plaintext in it;
+ * the crypto patch marks it.  The secret never enters the kernel as such,
+ * so nothing else can leave it: the ciphertext is public (zeroes), X =
+ * D(0) is asked of the kernel first, and each decryption's IV is X ^ head,
+ * so that the block decrypts to head; this process never holds head in
+ * one piece.  The output in user memory is split by the page boundary and
+ * scrubbed once checked.  The decryptions run at the release, BOUNCES
+ * request sockets: each frees a 32-byte object that the next kmalloc() of
+ * that size may take again before the scan (of 8, one was left on the lab
+ * kernel's vanilla cell).
+ */
+#define BOUNCES	32
+
+int ch_afalg_walk_bounce(const struct channel *ch, struct result *r)
+{
+	unsigned char zero[16] = { 0 }, x[16], iv[16];
+	struct secret_stream st;
+	long page = sysconf(_SC_PAGESIZE);
+	int tfm, i, sent, ops[BOUNCES], ok = 0;
+	unsigned char *map;
+	ssize_t n;
+
+	tfm = alg_open("skcipher", "cbc(aes)", public_key, sizeof(public_key), r);
+	if (tfm < 0)
+		return -1;
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		close(tfm);
+		return fail_errno(r, "mmap");
+	}
+	n = alg_op(tfm, 1, 16, 0, zero, sizeof(zero), x, sizeof(x), r);
+	if (n != (ssize_t)sizeof(x)) {
+		munmap(map, 2 * page);
+		close(tfm);
+		return n < 0 ? -1 : fail(r, "decryption of a block gave %zd bytes", n);
+	}
+	/* No copy of head in this process: a character at a time. */
+	secret_stream_init(&st, seed, ch->name);
+	for (i = 0; i < 16; i++)
+		iv[i] = x[i] ^ (unsigned char)secret_stream_next(&st);
+	st.state = 0;
+	for (sent = 0; sent < BOUNCES; sent++) {
+		ops[sent] = alg_send_iv(tfm, 1, 16, iv, 0, zero, sizeof(zero), r);
+		if (ops[sent] < 0)
+			break;
+	}
+	scrub(iv, sizeof(iv));
+	if (sent < BOUNCES) {
+		while (sent--)
+			close(ops[sent]);
+		munmap(map, 2 * page);
+		close(tfm);
+		return -1;
+	}
+	note(r, "%d one-block cbc(aes) decryptions to head, the output straddling a page boundary, at the release",
+	     BOUNCES);
+	hold(r);
+	for (i = 0; i < BOUNCES; i++) {
+		n = alg_recv(ops[i], map + page - 8, 16, r);
+		if (n != 16)
+			break;
+		ok += secret_equal_n(seed, ch->name, (const char *)map + page - 8, SECRET_HALF);
+		scrub(map + page - 8, 16);
+	}
+	while (++i < BOUNCES)
+		close(ops[i]);
+	munmap(map, 2 * page);
+	close(tfm);
+	if (n != 16)
+		return n < 0 ? -1 : fail(r, "decryption gave %zd bytes, expected 16", n);
+	if (ok != BOUNCES)
+		return fail(r, "%d of %d decryptions gave the head back", ok, BOUNCES);
+	return 0;
 }
 
 /*
