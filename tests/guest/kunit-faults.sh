@@ -8,7 +8,8 @@
 #                       /sys/kernel/debug/kunit/sanitize_mem/results)
 #   only_injected       every failed expectation of every case is an
 #                       allocation that came back NULL or -ENOMEM, which is
-#                       what failslab does; anything else (a wrong byte, a
+#                       what failslab does (or the case's kthread could not
+#                       be made, -ENOMEM); anything else (a wrong byte, a
 #                       case that faulted) fails and is named
 #   faults_injected     failslab failed at least one allocation (counted)
 #   no_kernel_reports   nothing the judge fails a cell on was logged during
@@ -27,6 +28,35 @@
 # Needs CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_KUNIT_DEBUGFS
 # (the debug flavour) and the suite built in and run at boot.
 set -u
+
+# What the rerun's results (the debugfs file, argument 1) hold, one line:
+# "FAILED INJECTED OTHER FIRST".  A failed expectation prints "... FAILED
+# at FILE:LINE" and then what was expected; an allocation failslab failed,
+# "Expected p is not null, but is" or "is not error, but is: -12".
+# FIRST is the first failure that is neither.  Tested on the host by
+# tests/selftest/test_guest.py (make unit).
+verdict() {
+	awk '
+		/^[[:space:]]*# [^:]+: (ASSERTION|EXPECTATION) FAILED at / {
+			failed++; last = $0; want = 1; next
+		}
+		want && /is not null, but is$|is not error, but is: -12$/ { null++; want = 0; next }
+		want { if (!first) first = last " / " $0; want = 0 }
+		# The kthread of a case could not be made: kthreadd allocates for it
+		# with make-it-fail set, and failslab failed one of its allocations.
+		/internal error occurred preventing test case from running: -12$/ {
+			failed++; null++; next
+		}
+		/try faulted|try timed out|internal error/ { other++; if (!first) first = $0 }
+		END {
+			printf "%d %d %d %s\n", failed, null, other, first
+		}' "$1"
+}
+
+if [ "${1:-}" = --verdict ]; then
+	verdict "$2"
+	exit
+fi
 
 suite=sanitize_mem
 dbg=/sys/kernel/debug
@@ -90,19 +120,7 @@ cases=$(grep -cE '^[[:space:]]+(not )?ok [0-9]+ ' "$out/results")
 grep -qE "^(not )?ok [0-9]+ $suite" "$out/results"
 ktap_check $? suite_ran "$cases result line(s)$(grep -E "^(not )?ok [0-9]+ $suite" "$out/results" | sed 's/^/: /')"
 
-# A failed expectation prints "... FAILED at FILE:LINE" and then what was
-# expected; an allocation failslab failed, "Expected p is not null, but
-# is" or "is not error, but is: -12".  The cases that failed otherwise:
-awk '
-	/^[[:space:]]*# [^:]+: (ASSERTION|EXPECTATION) FAILED at / {
-		failed++; last = $0; want = 1; next
-	}
-	want && /is not null, but is$|is not error, but is: -12$/ { null++; want = 0; next }
-	want { if (!first) first = last " / " $0; want = 0 }
-	/try faulted|try timed out|internal error/ { other++; if (!first) first = $0 }
-	END {
-		printf "%d %d %d %s\n", failed, null, other, first
-	}' "$out/results" > "$out/verdict"
+verdict "$out/results" > "$out/verdict"
 read -r failed null other first < "$out/verdict"
 bad=$((failed - null + other))
 echo "# failed expectations $failed, allocations failed on purpose $null, other $other; cases not ok $(grep -cE '^[[:space:]]+not ok [0-9]+ ' "$out/results")"

@@ -2,7 +2,9 @@
 """Tests of the guest programs' parsers, run on the host by the shell the
 guest runs them with (Debian's busybox-static, as the initramfs has it):
 what tests/guest/trinity.sh --count reads from trinity's output, on a
-saved run (tests/selftest/logs/trinity.log) and on made-up ones.  Run by
+saved run (tests/selftest/logs/trinity.log) and on made-up ones, and what
+tests/guest/kunit-faults.sh --verdict makes of a KUnit rerun's results
+under failslab.  Run by
 "make unit"; prints KTAP."""
 
 import os
@@ -17,6 +19,7 @@ from selftest.testutil import TempDirTest
 
 BUSYBOX = "/bin/busybox"
 TRINITY = os.path.join(TOP, "tests", "guest", "trinity.sh")
+KUNIT_FAULTS = os.path.join(TOP, "tests", "guest", "kunit-faults.sh")
 
 
 class TrinityCountTest(TempDirTest):
@@ -73,6 +76,62 @@ class TrinityCountTest(TempDirTest):
         c = self.count("[main] Bailing main loop because kernel became tainted..\n"
                        "[main] Ran 512 syscalls. Successes: 12  Failures: 500\n")
         self.assertEqual((c["ran"], c["why"]), ("512", "kernel became tainted."))
+
+
+# The results file of /sys/kernel/debug/kunit/<suite>/results, as 6.12
+# prints it: the cases' logs, indented, then the suite's line.
+RESULTS_HEAD = ("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: sanitize_mem\n"
+                "    1..3\n")
+
+
+class KunitFaultsVerdictTest(TempDirTest):
+    def verdict(self, body):
+        """kunit-faults.sh --verdict: (failed, injected, other, first)."""
+        path = os.path.join(self.d, "results")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(RESULTS_HEAD + body + "ok 1 sanitize_mem\n")
+        if not os.access(BUSYBOX, os.X_OK):
+            raise unittest.SkipTest(f"no {BUSYBOX} (Debian's busybox-static, make deps)")
+        r = subprocess.run([BUSYBOX, "sh", KUNIT_FAULTS, "--verdict", path],
+                           capture_output=True, text=True, timeout=30, check=True)
+        failed, injected, other, first = (r.stdout.rstrip("\n").split(" ", 3) + [""])[:4]
+        return int(failed), int(injected), int(other), first
+
+    def test_all_passed(self):
+        self.assertEqual(self.verdict("    ok 1 pages_order0\n    ok 2 slab_plain\n"),
+                         (0, 0, 0, ""))
+
+    def test_allocations_failed_on_purpose(self):
+        v = self.verdict(
+            "    # pages_order0: ASSERTION FAILED at mm/sanitize_mem_kunit.c:196\n"
+            "    Expected page is not null, but is\n"
+            "    not ok 1 pages_order0\n"
+            "    # slab_ctor: ASSERTION FAILED at mm/sanitize_mem_kunit.c:426\n"
+            "    Expected c is not error, but is: -12\n"
+            "    not ok 2 slab_ctor\n"
+            "    # slab_plain: internal error occurred preventing test case from running: -12\n"
+            "    not ok 3 slab_plain\n")
+        self.assertEqual(v, (3, 3, 0, ""))
+
+    def test_a_wrong_byte_is_no_injection(self):
+        # The twin: a failed expectation that is not an allocation fails
+        # the rerun, and is named.
+        failed, injected, other, first = self.verdict(
+            "    # pages_order0: ASSERTION FAILED at mm/sanitize_mem_kunit.c:196\n"
+            "    Expected page is not null, but is\n"
+            "    not ok 1 pages_order0\n"
+            "    # slab_plain: EXPECTATION FAILED at mm/sanitize_mem_kunit.c:130\n"
+            "    Expected wrong == 0, but\n"
+            "    not ok 2 slab_plain\n")
+        self.assertEqual((failed, injected, other), (2, 1, 0))
+        self.assertIn("slab_plain: EXPECTATION FAILED", first)
+
+    def test_a_fault_is_no_injection(self):
+        failed, injected, other, first = self.verdict(
+            "    # slab_plain: try faulted: last line seen mm/sanitize_mem_kunit.c:250\n"
+            "    not ok 1 slab_plain\n")
+        self.assertEqual((failed, injected, other), (0, 0, 1))
+        self.assertIn("try faulted", first)
 
 
 if __name__ == "__main__":
