@@ -604,7 +604,8 @@ series-whole: trees
 	@$(MAKE) --no-print-directory kernel KERNELS=lab-patched
 	@OBJ=$(OBJ)/series-whole PRISTINE=$(PRISTINE) PATCHED=$(PATCHED) JOBS=$(JOBS) \
 		LOG=$(RESULTS)/series-whole/ktap.log \
-		FRAGMENTS="$$(python3 -m harness fragments lab-patched)" tests/series/series-whole.sh
+		FRAGMENTS="$$(python3 -m harness fragments lab-patched)" \
+		MTE_FRAGMENTS="$$(python3 -m harness fragments arm64-mte-patched)" tests/series/series-whole.sh
 
 # The series as one mbox with a cover letter, for git send-email.
 ## the series and a cover letter as build/results/sanitize_mem.mbox

@@ -21,15 +21,24 @@
 #                           control that the test tells the two apart
 #   arm64_builds            ARCH=arm64 (gcc-aarch64-linux-gnu) builds with
 #                           no warning
+#   gfp_bits_as_vanilla     __GFP_SENSITIVE takes no gfp bit: on arm64 with
+#                           MTE (KASAN_HW_TAGS), LOCKDEP and SLAB_OBJ_EXT,
+#                           where 6.12's __GFP_BITS_SHIFT is highest and
+#                           leaves one bit beside the xarray's three marks,
+#                           the patched tree's shift is the pristine one's
+#                           (read from a probe compiled in each), and
+#                           lib/radix-tree.c, whose BUILD_BUG_ON holds the
+#                           sum to 32, builds
 #
 # Warnings are compared without line and column numbers, per file, as a
 # multiset: a warning the series adds is new even if the file had others.
 #
 # environment: PRISTINE, PATCHED (trees), OBJ (scratch object directories
-# go under it), FRAGMENTS, JOBS, LOG.
+# go under it), FRAGMENTS, MTE_FRAGMENTS (the arm64 MTE kernel's, for the
+# gfp bits), JOBS, LOG.
 set -u
 
-: "${PRISTINE:?}" "${PATCHED:?}" "${OBJ:?}" "${FRAGMENTS:?}" "${JOBS:=2}" "${LOG:?}"
+: "${PRISTINE:?}" "${PATCHED:?}" "${OBJ:?}" "${FRAGMENTS:?}" "${MTE_FRAGMENTS:?}" "${JOBS:=2}" "${LOG:?}"
 mkdir -p "$OBJ" "$(dirname "$LOG")"
 # make -C runs in the tree: O= must not be relative
 OBJ=$(cd "$OBJ" && pwd)
@@ -69,7 +78,7 @@ configure() { # tree obj extra-kconfig-lines
 }
 
 say "KTAP version 1"
-say "1..6"
+say "1..7"
 
 # --- CONFIG_SANITIZE_MEM=n ----------------------------------------------------
 objn=$OBJ/sanitize-mem-n
@@ -244,6 +253,47 @@ if ! command -v aarch64-linux-gnu-gcc >/dev/null; then
 	result fail arm64_builds "aarch64-linux-gnu-gcc is not installed (make deps PACKAGES=gcc-aarch64-linux-gnu)"
 elif build_arch arm64_builds "$obj64" Image ""; then
 	result ok arm64_builds "built in $(( $(date +%s) - start )) s"
+fi
+
+# --- the gfp bits ---------------------------------------------------------------
+start=$(date +%s)
+gfp_conf='CONFIG_PROVE_LOCKING=y
+CONFIG_CGROUPS=y
+CONFIG_MEMCG=y'
+probe=$OBJ/gfp-probe
+mkdir -p "$probe"
+printf '#include <linux/gfp_types.h>\nint gfp_bits_shift = __GFP_BITS_SHIFT;\n' > "$probe/probe.c"
+echo 'obj-m := probe.o' > "$probe/Kbuild"
+# gfp_shift TREE OBJ: __GFP_BITS_SHIFT there, with gfp_conf; nothing if the
+# configuration lacks an option or the probe did not build.
+gfp_shift() {
+	rm -f "$probe/probe.s"
+	lab_fragments=$FRAGMENTS FRAGMENTS=$MTE_FRAGMENTS
+	configure "$1" "$2" "$gfp_conf"
+	ok=$? FRAGMENTS=$lab_fragments
+	[ "$ok" = 0 ] || return
+	for o in KASAN_HW_TAGS LOCKDEP SLAB_OBJ_EXT; do
+		grep -q "^CONFIG_$o=y" "$2/.config" || return
+	done
+	kmake "$1" "$2" modules_prepare > "$2/prepare.out" 2>&1 &&
+		kmake "$1" "$2" M="$probe" probe.s > "$2/probe.out" 2>&1 &&
+		awk '/^gfp_bits_shift:/ { getline; print $2; exit }' "$probe/probe.s"
+}
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	progress "gfp bits: arm64 with MTE, LOCKDEP and SLAB_OBJ_EXT, pristine and patched"
+	shift_v=$(gfp_shift "$PRISTINE" "$OBJ/gfp-vanilla")
+	shift_p=$(gfp_shift "$PATCHED" "$OBJ/gfp-patched")
+	if [ -z "$shift_v" ] || [ -z "$shift_p" ]; then
+		result fail gfp_bits_as_vanilla "no shift read (pristine '${shift_v}', patched '${shift_p}'): a missing option or a failed probe ($OBJ/gfp-*/)"
+	elif [ "$shift_p" != "$shift_v" ]; then
+		result fail gfp_bits_as_vanilla "__GFP_BITS_SHIFT $shift_p, vanilla $shift_v: the series takes a gfp bit"
+	elif ! kmake "$PATCHED" "$OBJ/gfp-patched" lib/radix-tree.o > "$OBJ/gfp-patched/radix.out" 2>&1; then
+		result fail gfp_bits_as_vanilla "lib/radix-tree.o does not build ($OBJ/gfp-patched/radix.out)"
+	else
+		result ok gfp_bits_as_vanilla "__GFP_BITS_SHIFT $shift_p as vanilla's: $((32 - 3 - shift_p)) bit(s) left beside the xarray's marks; $(( $(date +%s) - start )) s"
+	fi
+else
+	result fail gfp_bits_as_vanilla "aarch64-linux-gnu-gcc is not installed (make deps PACKAGES=gcc-aarch64-linux-gnu)"
 fi
 ARCH_ARGS='' CROSS=''
 
