@@ -42,9 +42,10 @@ verdict() {
 		}
 		want && /is not null, but is$|is not error, but is: -12$/ { null++; want = 0; next }
 		want { if (!first) first = last " / " $0; want = 0 }
-		# The kthread of a case could not be made: kthreadd allocates for it
-		# with make-it-fail set, and failslab failed one of its allocations.
-		/internal error occurred preventing test case from running: -12$/ {
+		# The kthread of a case (or of its cleanup) could not be made:
+		# kthreadd allocates for it with make-it-fail set, and failslab
+		# failed one of its allocations.
+		/internal error occurred (preventing test case from running|during test case cleanup): -12$/ {
 			failed++; null++; next
 		}
 		/try faulted|try timed out|internal error/ { other++; if (!first) first = $0 }
@@ -135,14 +136,17 @@ else
 	cp "$out/dmesg" "$out/dmesg.new"
 fi
 # A cache the case creates and failslab fails is reported by design:
-# "kmem_cache_create(NAME) failed with error -12" and a stack.  Those are
+# "__kmem_cache_create_args(NAME) failed with error -12" and a stack.  Those are
 # left out (and counted); anything else still counts.
 awk -v list="$out/create-failures" '
-	/kmem_cache_create\([^)]*\) failed with error -12$/ { skip = 1; print > list }
+	/kmem_cache_create[a-z_]*\([^)]*\) failed with error -12$/ { skip = 1; print > list }
 	!skip { print }
 	skip && /<\/TASK>/ { skip = 0 }' "$out/dmesg.new" > "$out/dmesg.judged"
 echo "# cache creations failed on purpose: $(cat "$out/create-failures" 2>/dev/null | wc -l)"
 r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
+if [ "$r" != 0 ]; then	# the console showed none of it: the first, here
+	grep -Em 1 -B 12 -A 12 "$REPORTS" "$out/dmesg.judged" | sed 's/^/# /'
+fi
 [ "$r" = 0 ]; ktap_check $? no_kernel_reports \
 	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
 ktap_done

@@ -110,8 +110,9 @@ class KunitFaultsVerdictTest(TempDirTest):
             "    Expected c is not error, but is: -12\n"
             "    not ok 2 slab_ctor\n"
             "    # slab_plain: internal error occurred preventing test case from running: -12\n"
-            "    not ok 3 slab_plain\n")
-        self.assertEqual(v, (3, 3, 0, ""))
+            "    not ok 3 slab_plain\n"
+            "    # policy_consistent: internal error occurred during test case cleanup: -12\n")
+        self.assertEqual(v, (4, 4, 0, ""))
 
     def test_a_wrong_byte_is_no_injection(self):
         # The twin: a failed expectation that is not an allocation fails
