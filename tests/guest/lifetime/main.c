@@ -46,6 +46,14 @@
  *                                     secret followed by "\r" (tty channel)
  *   "HARNESS: SCAN <seed>"            the host scans RAM, types "scanned\r"
  *                                     (or "failed\r")
+ *   "HARNESS: SCAN-AT-POWEROFF <seed>"  lifetime.scan=poweroff on the
+ *                                     kernel command line: no answer, the
+ *                                     host scans the RAM file once QEMU
+ *                                     has exited (the shutdown wipe's
+ *                                     cells); the resident channels are
+ *                                     killed before the power-off then
+ * With lifetime.wipe=1 on the command line the program writes "1" to
+ * /sys/kernel/mm/sanitize/scrub_free between the release and the scan.
  * The markers go to the console device directly, not to stdout: the guest
  * /init pipes stdout through busybox sed, which buffers until the program
  * exits, and the program cannot wait for an answer to a question the host
@@ -176,6 +184,53 @@ static int cmdline_real(void)
 	return has_word(text, "lifetime.list=real");
 }
 
+/* "lifetime.scan=poweroff" among the words of /proc/cmdline? */
+static int cmdline_scan_at_poweroff(void)
+{
+	char text[4096];
+
+	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
+		return 0;
+	text[strcspn(text, "\n")] = '\0';
+	return has_word(text, "lifetime.scan=poweroff");
+}
+
+/*
+ * "lifetime.wipe=1" among the words of /proc/cmdline: the cell asks for
+ * sanitize_mem's wipe of free memory between the release and the scan,
+ * written to /sys/kernel/mm/sanitize/scrub_free as root would (issue 35).
+ * The cell without the word is its twin.
+ */
+static int cmdline_wipe(void)
+{
+	char text[4096];
+
+	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
+		return 0;
+	text[strcspn(text, "\n")] = '\0';
+	return has_word(text, "lifetime.wipe=1");
+}
+
+#define SCRUB_FREE	"/sys/kernel/mm/sanitize/scrub_free"
+
+/* Write "1" to scrub_free; 0, or -1 with *why set. */
+static int wipe_free_memory(char *why, size_t size)
+{
+	int fd = open(SCRUB_FREE, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(why, size, "open %s: %s", SCRUB_FREE, strerror(errno));
+		return -1;
+	}
+	n = write(fd, "1\n", 2);
+	if (n != 2)
+		snprintf(why, size, "write %s: %s", SCRUB_FREE,
+			 n < 0 ? strerror(errno) : "short write");
+	close(fd);
+	return n == 2 ? 0 : -1;
+}
+
 /* ---- the parent ------------------------------------------------------------- */
 
 struct run {
@@ -263,10 +318,10 @@ int main(int argc, char **argv)
 	const char *only = NULL, *console, *env;
 	struct run runs[MAXCHANNELS];
 	struct result *res;
-	char reply[64], cons_note[300], keys[160];
+	char reply[64], cons_note[300], keys[160], wipe_note[160] = "";
 	struct timespec settle = { SETTLE_MS / 1000, (SETTLE_MS % 1000) * 1000000L };
 	size_t i;
-	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2];
+	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2], wipe, wipe_ok = 1;
 
 	int list = 0;
 
@@ -431,6 +486,10 @@ int main(int argc, char **argv)
 	}
 	sync();
 	nanosleep(&settle, NULL);
+	/* The wipe the cell asked for: in the kernel, no fork, no allocation here. */
+	wipe = cmdline_wipe();
+	if (wipe)
+		wipe_ok = !wipe_free_memory(wipe_note, sizeof(wipe_note));
 
 	/*
 	 * Keys the host cannot derive from the seed (wifi-wpa2's temporal
@@ -444,7 +503,14 @@ int main(int argc, char **argv)
 		    strlen(keys) + strlen(res[i].scan_key_channel) + 66 < sizeof(keys))
 			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), " %s=%s",
 				 res[i].scan_key_channel, res[i].scan_key_hex);
-	if (marker("HARNESS: SCAN %s%s", seed_hex, keys)) {
+	if (cmdline_scan_at_poweroff()) {
+		/* The host scans after QEMU exits, and says so in lifetime.json. */
+		if (marker("HARNESS: SCAN-AT-POWEROFF %s%s", seed_hex, keys))
+			snprintf(reply, sizeof(reply), "(cannot write the marker: %s)",
+				 strerror(errno));
+		else
+			snprintf(reply, sizeof(reply), "scanned");
+	} else if (marker("HARNESS: SCAN %s%s", seed_hex, keys)) {
 		snprintf(reply, sizeof(reply), "(cannot write the marker: %s)", strerror(errno));
 	} else if (read_line(cons_in, reply, sizeof(reply), timeout_s) < 0) {
 		snprintf(reply, sizeof(reply), "(no answer within %d s: %s)", timeout_s,
@@ -476,6 +542,11 @@ int main(int argc, char **argv)
 	printf("KTAP version 1\n");
 	printf("1..%d\n", ntests + 1);
 	printf("# lifetime: seed %s, %s\n", seed_hex, cons_note);
+	if (wipe)
+		printf("# lifetime: free memory wiped before the scan (%s)%s%s\n",
+		       SCRUB_FREE, wipe_ok ? "" : ": ", wipe_note);
+	if (cmdline_scan_at_poweroff())
+		printf("# lifetime: the host scans guest RAM after the power-off\n");
 	for (i = 0, t = 0; i < nchannels; i++) {
 		if (!runs[i].selected)
 			continue;
@@ -492,7 +563,10 @@ int main(int argc, char **argv)
 			failed = 1;
 		}
 	}
-	if (scan_ok) {
+	if (scan_ok && !wipe_ok) {
+		printf("not ok %d scan # the wipe before it failed: %s\n", t + 1, wipe_note);
+		failed = 1;
+	} else if (scan_ok) {
 		printf("ok %d scan\n", t + 1);
 	} else {
 		printf("not ok %d scan # the host answered '%s'\n", t + 1, reply);
