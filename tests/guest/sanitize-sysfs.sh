@@ -1,11 +1,13 @@
 #!/bin/sh
 # /sys/kernel/mm/sanitize/ as docs/design.md promises it: the policy is
 # read-only, every component has objects and bytes counters, and the
-# counters of the components the policy enables really move.
+# counters of the components the policy enables really move; the wipe of
+# free memory (scrub_free, SysRq W) is root's, takes "1" and nothing else,
+# and counts its runs, whatever the policy.
 dir=/sys/kernel/mm/sanitize
 . /usr/libexec/harness/ktap.sh
 
-ktap_plan 8
+ktap_plan 12
 policy=$(cat $dir/policy 2>/dev/null)
 [ -n "$policy" ]; ktap_check $? policy_readable "policy is '$policy'"
 
@@ -76,5 +78,35 @@ ktap_check $r meminit_line_heap_free "want heap free:$want with policy $policy, 
 # has no other page_ext user, so any allocation would be sanitize_mem's).
 ext=$(dmesg | grep -o 'allocated [0-9]* bytes of page_ext' | head -n 1)
 [ -z "$ext" ]; ktap_check $? no_page_ext "${ext:-}"
+
+# The wipe of free memory (issue 35): write-only, root's alone.
+mode=$(stat -c %a $dir/scrub_free 2>/dev/null)
+[ "$mode" = 200 ]; ktap_check $? scrub_free_mode_0200 "mode ${mode:-absent}"
+
+runs=$(cat $dir/scrub_free_runs 2>/dev/null)
+if echo 2 > $dir/scrub_free 2>/dev/null; then r=1; else r=0; fi
+[ $r = 0 ] && [ "$(cat $dir/scrub_free_runs 2>/dev/null)" = "$runs" ]
+ktap_check $? scrub_free_refuses_2 "runs ${runs:-absent} -> $(cat $dir/scrub_free_runs 2>/dev/null)"
+
+# The twin of the refusal: "1" runs a wipe, its figures are numbers.
+if echo 1 > $dir/scrub_free; then r=0; else r=1; fi
+after=$(cat $dir/scrub_free_runs 2>/dev/null)
+figures=
+for f in pages objects bytes skipped ns; do
+	v=$(cat $dir/scrub_free_$f 2>/dev/null)
+	case "$v" in ''|*[!0-9]*) figures="$figures $f" ;; esac
+done
+[ $r = 0 ] && [ "$after" = $((runs + 1)) ] && [ -z "$figures" ]
+ktap_check $? scrub_free_runs_a_wipe "write status $r, runs $runs -> $after, not a number:$figures"
+
+# SysRq W queues the same wipe: it runs within a few seconds.
+echo W > /proc/sysrq-trigger
+n=0
+while [ "$(cat $dir/scrub_free_runs)" = "$after" ] && [ $n -lt 100 ]; do
+	usleep 100000
+	n=$((n + 1))
+done
+[ "$(cat $dir/scrub_free_runs)" = $((after + 1)) ]
+ktap_check $? sysrq_w_runs_a_wipe "runs $after -> $(cat $dir/scrub_free_runs) after $n tenths of a second"
 
 ktap_done
