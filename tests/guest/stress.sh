@@ -17,14 +17,21 @@
 #                                     10th allocation the stressors make)
 #   failslab=, fail_page_alloc=       boot-time injection: the faults injected
 #                                     since boot are counted and reported
+#   harness.stress_wipe=1             wipe free memory (scrub_free) once a
+#                                     second while the stressors run: one
+#                                     more check, that the wipes ran, no
+#                                     write to scrub_free failed but with
+#                                     EBUSY, and nothing was OOM-killed
 set -u
 
 mode=${1:-plain}
 secs=20
 rounds_max=10
 fault_rate=1,10
+wipe=0
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
+	harness.stress_wipe=1) wipe=1 ;;
 	harness.stress=*) secs=${arg#harness.stress=} ;;
 	harness.faults=*) fault_rate=${arg#harness.faults=} ;;
 	esac
@@ -47,7 +54,7 @@ have_faults() { [ -d "$dbg/failslab" ] && [ -d "$dbg/fail_page_alloc" ]; }
 # sanitize_verify report; looked for in the log lines this run added.
 REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
 
-ktap_plan 8
+ktap_plan $((8 + wipe))
 
 policy_before=$(policy_now)
 # What this run judges is logged after this line: earlier tests of the same
@@ -175,6 +182,23 @@ rc=0 rc_round=0 round=0 times10=0 ran=
 if command -v stress-ng > /dev/null && stress-ng --version > "$out/version" 2>&1; then
 	ran=1
 	: > "$out/stress.log"
+	if [ "$wipe" = 1 ]; then
+		# The wipe of free memory beside the stressors, once a second
+		# until they are done; "ok", "busy" or "failed" per write.
+		(
+			while [ ! -e "$out/stop-wipes" ]; do
+				if echo 1 2> "$out/wipe.err" > "$sysfs/scrub_free"; then
+					echo ok
+				elif grep -q busy "$out/wipe.err"; then
+					echo busy
+				else
+					echo "failed $(cat "$out/wipe.err")"
+				fi
+				sleep 1
+			done > "$out/wipes"
+		) &
+		wiper=$!
+	fi
 	while [ "$round" -lt "$rounds_max" ] && [ "$times10" -lt 20 ]; do
 		round=$((round + 1))
 		one_round >> "$out/stress.log" 3> "$out/stress.yaml.$round"
@@ -192,6 +216,10 @@ if command -v stress-ng > /dev/null && stress-ng --version > "$out/version" 2>&1
 		*) break ;;
 		esac
 	done
+	if [ "$wipe" = 1 ]; then
+		: > "$out/stop-wipes"
+		wait "$wiper"
+	fi
 	ktap_check 0 stress_ng_runs "$(head -n 1 "$out/version")"
 else
 	rc=127
@@ -297,6 +325,14 @@ fi
 r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
 [ "$r" = 0 ]; ktap_check $? no_kernel_reports \
 	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
+
+if [ "$wipe" = 1 ]; then
+	ok=$(grep -c '^ok' "$out/wipes" 2>/dev/null)
+	bad=$(grep -c '^failed' "$out/wipes" 2>/dev/null)
+	oom=$(grep -Ec 'Out of memory|oom-kill' "$out/dmesg.new")
+	[ "${ok:-0}" -gt 0 ] && [ "${bad:-0}" = 0 ] && [ "$oom" = 0 ]
+	ktap_check $? wipes_beside_stressors "${ok:-0} wipe(s), ${bad:-0} failed write(s)$(grep -m 1 '^failed' "$out/wipes" | sed 's/^/: /'), $oom OOM line(s)"
+fi
 
 if [ "$mode" != faults ]; then
 	ktap_skip faults_injected "no fault injection in this test (guest test faults)"
