@@ -228,7 +228,24 @@ static int wipe_free_memory(char *why, size_t size)
 		snprintf(why, size, "write %s: %s", SCRUB_FREE,
 			 n < 0 ? strerror(errno) : "short write");
 	close(fd);
-	return n == 2 ? 0 : -1;
+	if (n != 2)
+		return -1;
+	/* What it did, for the log: pages, objects, pages it had to leave. */
+	{
+		static const char *const f[] = { "pages", "objects", "skipped", "ns" };
+		char path[96], v[32];
+		size_t i, len;
+
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			snprintf(path, sizeof(path), "%s_%s", SCRUB_FREE, f[i]);
+			if (read_file(path, v, sizeof(v)) < 0)
+				continue;
+			v[strcspn(v, "\n")] = '\0';
+			len = strlen(why);
+			snprintf(why + len, size - len, "%s%s %s", len ? ", " : "", f[i], v);
+		}
+	}
+	return 0;
 }
 
 /* ---- the parent ------------------------------------------------------------- */
@@ -318,7 +335,7 @@ int main(int argc, char **argv)
 	const char *only = NULL, *console, *env;
 	struct run runs[MAXCHANNELS];
 	struct result *res;
-	char reply[64], cons_note[300], keys[160], wipe_note[160] = "";
+	char reply[64], cons_note[300], keys[160], wipe_note[240] = "";
 	struct timespec settle = { SETTLE_MS / 1000, (SETTLE_MS % 1000) * 1000000L };
 	size_t i;
 	int n, failed = 0, scan_ok, ntests = 0, t, pass, go[2], wipe, wipe_ok = 1;
@@ -543,8 +560,8 @@ int main(int argc, char **argv)
 	printf("1..%d\n", ntests + 1);
 	printf("# lifetime: seed %s, %s\n", seed_hex, cons_note);
 	if (wipe)
-		printf("# lifetime: free memory wiped before the scan (%s)%s%s\n",
-		       SCRUB_FREE, wipe_ok ? "" : ": ", wipe_note);
+		printf("# lifetime: free memory wiped before the scan (%s): %s%s\n",
+		       SCRUB_FREE, wipe_ok ? "" : "failed: ", wipe_note);
 	if (cmdline_scan_at_poweroff())
 		printf("# lifetime: the host scans guest RAM after the power-off\n");
 	for (i = 0, t = 0; i < nchannels; i++) {
