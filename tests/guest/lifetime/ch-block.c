@@ -265,3 +265,101 @@ int ch_dm_crypt_alive_schedule(const struct channel *ch, struct result *r)
 {
 	return ch_dm_crypt_schedule(ch, r);
 }
+
+/*
+ * page-cache: the secret in the page cache of a block device, then
+ * dropped the way sanitize_mem's admin guide tells a user to drop it
+ * before a wipe (echo 1 > /proc/sys/vm/drop_caches).  The device is a
+ * dm-crypt mapping keyed with the public text, on a loop device over a
+ * file on tmpfs: the file under it holds ciphertext (checked), so the
+ * only plaintext the kernel holds is the mapping's page cache.  COPIES
+ * pages, the secret in each, written through it and synced; the mapping
+ * is kept open by this child, as a mounted file system keeps its device
+ * open, so that the drop and nothing else frees those pages (the last
+ * close would free them too, blkdev_flush_mapping()).  Held so through
+ * the scan; the mapping is closed at the release.
+ */
+int ch_page_cache(const struct channel *ch, struct result *r)
+{
+	static const char name[] = "lifetime-page-cache";
+	char *close_argv[] = { "cryptsetup", "close", "--disable-locks", (char *)name, NULL };
+	char image[128], path[64], key[SECRET_LEN], *p, *buf;
+	struct prog open_p, close_p;
+	int fd = -1, img, i, plain = 0, ret;
+
+	if (dm_crypt_skip(r))
+		return 0;
+	snprintf(image, sizeof(image), "%s/page-cache.img", tmp_dir());
+	if (dm_image(image, r))
+		return -1;
+	p = malloc(2 * PAGE);
+	if (!p)
+		return fail_errno(r, "malloc");
+	buf = page_align(p);
+	memset(&open_p, 0, sizeof(open_p));
+	memset(&close_p, 0, sizeof(close_p));
+	/* The mapping's key is public: the secret is the data, not the key. */
+	memcpy(key, PUBLIC_TEXT, sizeof(key));
+	ret = dm_open(&open_p, name, image, "-", key, r);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		ret = fail_errno(r, path);
+		goto out;
+	}
+	memset(buf, 0, PAGE);
+	for (i = 0; i < COPIES; i++) {
+		secret_derive(seed, ch->name, buf + OFFSET);
+		ret = pwrite(fd, buf, PAGE, (off_t)i * PAGE) != PAGE;
+		scrub(buf, PAGE);
+		if (ret) {
+			ret = fail_errno(r, "write the mapping");
+			goto out;
+		}
+	}
+	if (fsync(fd)) {
+		ret = fail_errno(r, "fsync the mapping");
+		goto out;
+	}
+	img = open(image, O_RDONLY);
+	if (img < 0) {
+		ret = fail_errno(r, image);
+		goto out;
+	}
+	for (i = 0; i < COPIES; i++) {
+		if (pread(img, buf, PAGE, (off_t)i * PAGE) != PAGE)
+			break;
+		plain += secret_equal_n(seed, ch->name, buf + OFFSET, SECRET_LEN);
+	}
+	scrub(buf, PAGE);
+	close(img);
+	if (i != COPIES || plain) {
+		ret = fail(r, "the loop device's image: %d of %d pages read, %d hold the secret",
+			   i, COPIES, plain);
+		goto out;
+	}
+	if (write_file("/proc/sys/vm/drop_caches", "1")) {
+		ret = fail_errno(r, "echo 1 > /proc/sys/vm/drop_caches");
+		goto out;
+	}
+	note(r, "%d pages through a dm-crypt mapping (public key, ciphertext under it), "
+	     "synced, dropped with drop_caches=1; the mapping open through the scan", COPIES);
+	hold(r);
+	close(fd);
+	fd = -1;
+	ret = cryptsetup_run(&close_p, close_argv, NULL, 0, r);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (!ret) {
+		prog_release(&open_p);
+		prog_release(&close_p);
+	}
+	prog_kill(&open_p);
+	prog_kill(&close_p);
+	free(p);
+	unlink(image);
+	return ret;
+}
