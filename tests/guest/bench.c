@@ -62,6 +62,28 @@
  * channel (tests/bench/report.py); the console's KTAP is for people, and
  * for a matrix cell that runs the program without a channel.
  *
+ * The wipe of free memory (issue 35): with bench.wipe=MIB on the kernel
+ * command line (or --wipe MIB) the program runs, instead of the process
+ * workloads, two steps, bench.reps times over:
+ *
+ *   dirty   map at most MIB MiB of anonymous memory (less if less is
+ *           available: it keeps an eighth of what /proc/meminfo calls
+ *           available, 32 MiB at least), fault it in, fill it with a
+ *           pattern (the timed part: the guest's own memset), unmap it.
+ *           The pages go back to the page allocator holding the pattern
+ *           (under "off"), so the wipe has real work, not zero pages;
+ *   wipe    write 1 to /sys/kernel/mm/sanitize/scrub_free (root) and read
+ *           the run's figures back from the files beside it.
+ *
+ * Their end lines carry figures after ns= (the wipe's ns= is the kernel's
+ * own scrub_free_ns, not the program's):
+ *
+ *   bench-clock: seq=3 event=end name=dirty rep=1 ns=812345678 bytes=805306368 crc=...
+ *   bench-clock: seq=5 event=end name=wipe rep=1 ns=912345678 bytes=...
+ *                pages=... objects=... skipped=... crc=...
+ *
+ * A kernel without the wipe (vanilla) fails the wipe step with the reason.
+ *
  * Workloads are chosen by name on the command
  * line or with bench.only=a,b on the kernel command line; default all.
  * --reps N or bench.reps=N runs each workload N times in a row, one
@@ -79,6 +101,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -114,6 +137,8 @@ static ssize_t write_all(int fd, const void *buf, size_t len)
 }
 
 static char errbuf[256];
+/* What a step measured besides its time: " key=value" pairs, for its end line. */
+static char figures[256];
 static char clock_path[64];
 static int clock_fd = -1;
 static unsigned long clock_seq;
@@ -481,6 +506,133 @@ static int w_readzero(unsigned long scale, uint64_t *ns)
 	return 0;
 }
 
+/* --- the wipe of free memory (issue 35) ------------------------------------ */
+
+#define SANITIZE_SYSFS	"/sys/kernel/mm/sanitize/"
+#define DIRTY_PATTERN	0xa5
+#define MIB		(1024UL * 1024)
+
+/* bench.wipe=MIB: dirty at most this many MiB, then wipe (0: the process workloads). */
+static unsigned long wipe_mib;
+
+/* A field of /proc/meminfo, in bytes; 0 if it is not there. */
+static unsigned long meminfo_bytes(const char *field)
+{
+	char line[128];
+	size_t len = strlen(field);
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtoul(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb * 1024;
+}
+
+/* One decimal file of /sys/kernel/mm/sanitize/; 0 on success. */
+static int read_sanitize(const char *name, unsigned long long *v)
+{
+	char path[128], buf[32], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), SANITIZE_SYSFS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return failf("%s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return failf("%s: %s", path, n < 0 ? strerror(errno) : "empty");
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return failf("%s: not a number: %.20s", path, buf);
+	return 0;
+}
+
+/*
+ * Leave free memory holding a pattern.  The pages are faulted in first
+ * (MAP_POPULATE) so that the timed fill is the guest's memset alone, the
+ * figure the wipe's own memset is read beside; the reserve keeps the OOM
+ * killer away from a guest with little to spare.
+ */
+static int w_dirty(unsigned long scale, uint64_t *ns)
+{
+	unsigned long avail = meminfo_bytes("MemAvailable"), reserve, len;
+	uint64_t t0;
+	char *p;
+
+	(void)scale;
+	reserve = avail / 8 > 32 * MIB ? avail / 8 : 32 * MIB;
+	if (avail < reserve + MIB)
+		return failf("MemAvailable %lu bytes: nothing to dirty", avail);
+	len = avail - reserve;
+	if (len > wipe_mib * MIB)
+		len = wipe_mib * MIB;
+	len &= ~(MIB - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED)
+		return failf("mmap %lu bytes: %s", len, strerror(errno));
+	t0 = now_ns();
+	memset(p, DIRTY_PATTERN, len);
+	*ns = now_ns() - t0;
+	/* the compiler may not drop a fill nobody reads: read one byte back */
+	if (((volatile char *)p)[len - 1] != (char)DIRTY_PATTERN) {
+		munmap(p, len);
+		return failf("the fill did not hold");
+	}
+	if (munmap(p, len))
+		return failf("munmap: %s", strerror(errno));
+	snprintf(figures, sizeof(figures), " bytes=%lu", len);
+	return 0;
+}
+
+/*
+ * One wipe, its figures read back from sysfs.  scrub_free_runs must go up
+ * by exactly one, or the figures are another wipe's (SysRq W, the
+ * shutdown path) and not this one's.
+ */
+static int w_wipe(unsigned long scale, uint64_t *ns)
+{
+	static const char *const names[] = { "bytes", "pages", "objects", "skipped" };
+	unsigned long long runs0, runs1, v[4], wipe_ns;
+	size_t i;
+	int fd;
+
+	(void)scale;
+	if (read_sanitize("scrub_free_runs", &runs0))
+		return -1;
+	fd = open(SANITIZE_SYSFS "scrub_free", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return failf(SANITIZE_SYSFS "scrub_free: %s", strerror(errno));
+	if (write(fd, "1", 1) != 1) {
+		failf("write " SANITIZE_SYSFS "scrub_free: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (read_sanitize("scrub_free_runs", &runs1) || read_sanitize("scrub_free_ns", &wipe_ns) ||
+	    read_sanitize("scrub_free_bytes", &v[0]) || read_sanitize("scrub_free_pages", &v[1]) ||
+	    read_sanitize("scrub_free_objects", &v[2]) || read_sanitize("scrub_free_skipped", &v[3]))
+		return -1;
+	if (runs1 != runs0 + 1)
+		return failf("scrub_free_runs went from %llu to %llu: the figures are "
+			     "not this wipe's", runs0, runs1);
+	*ns = wipe_ns;
+	for (i = 0; i < 4; i++)
+		snprintf(figures + strlen(figures), sizeof(figures) - strlen(figures),
+			 " %s=%llu", names[i], v[i]);
+	return 0;
+}
+
 /* --- driver ---------------------------------------------------------------- */
 
 /*
@@ -502,6 +654,13 @@ static const struct workload {
 };
 #define NWORKLOADS (int)(sizeof(workloads) / sizeof(workloads[0]))
 
+/* bench.wipe=: these steps instead, in this order (not policy/bench-workloads). */
+static const struct workload wipe_steps[] = {
+	{ "dirty", w_dirty },
+	{ "wipe", w_wipe },
+};
+#define NWIPE_STEPS (int)(sizeof(wipe_steps) / sizeof(wipe_steps[0]))
+
 static int find(const char *name)
 {
 	int i;
@@ -514,8 +673,8 @@ static int find(const char *name)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench [--list] [--scale N] [--reps N] [WORKLOAD...]\n"
-		"kernel command line: bench.scale=N bench.reps=N bench.only=a,b\n"
+	fprintf(stderr, "usage: bench [--list] [--scale N] [--reps N] [--wipe MIB] [WORKLOAD...]\n"
+		"kernel command line: bench.scale=N bench.reps=N bench.only=a,b bench.wipe=MIB\n"
 		"                     bench.clock=/dev/ttyS1 (the bench channel)\n");
 	exit(2);
 }
@@ -550,7 +709,7 @@ static int parse_scale(const char *s, unsigned long *scale)
 	return 1;
 }
 
-/* bench.scale=, bench.reps=, bench.only= and bench.clock= from /proc/cmdline. */
+/* bench.scale=, bench.reps=, bench.only=, bench.wipe= and bench.clock= from /proc/cmdline. */
 static int read_cmdline(unsigned long *scale, unsigned long *reps, int *sel, int *any)
 {
 	char line[4096], *save = NULL, *tok;
@@ -583,6 +742,11 @@ static int read_cmdline(unsigned long *scale, unsigned long *reps, int *sel, int
 				fprintf(stderr, "bench: bad %s\n", tok);
 				ok = 0;
 			}
+		} else if (!strncmp(tok, "bench.wipe=", 11)) {
+			if (!parse_scale(tok + 11, &wipe_mib)) {
+				fprintf(stderr, "bench: bad %s\n", tok);
+				ok = 0;
+			}
 		} else if (!strncmp(tok, "bench.only=", 11)) {
 			*any = 1;
 			if (!select_list(tok + 11, sel))
@@ -590,6 +754,31 @@ static int read_cmdline(unsigned long *scale, unsigned long *reps, int *sel, int
 		}
 	}
 	return ok;
+}
+
+/*
+ * Run one repetition of one workload or step, its events on the bench
+ * channel and its "# BENCH" line on the console; 0, or -1 with the reason
+ * in errbuf.
+ */
+static int run_one(const struct workload *w, unsigned long scale, unsigned long rep)
+{
+	uint64_t ns = 0;
+
+	errbuf[0] = '\0';
+	figures[0] = '\0';
+	fflush(stdout);		/* nothing buffered may be forked */
+	mark("event=start name=%s rep=%lu", w->name, rep);
+	if (w->run(scale, &ns)) {
+		errbuf[strcspn(errbuf, "\n")] = '\0';
+		mark("event=failed name=%s rep=%lu why=%s", w->name, rep,
+		     errbuf[0] ? errbuf : "?");
+		return -1;
+	}
+	mark("event=end name=%s rep=%lu ns=%llu%s", w->name, rep, (unsigned long long)ns,
+	     figures);
+	printf("# BENCH %s %llu%s\n", w->name, (unsigned long long)ns, figures);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -614,6 +803,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--reps")) {
 			if (++i >= argc || !parse_scale(argv[i], &reps))
 				usage();
+		} else if (!strcmp(argv[i], "--wipe")) {
+			if (++i >= argc || !parse_scale(argv[i], &wipe_mib))
+				usage();
 		} else if (argv[i][0] == '-') {
 			usage();
 		} else {
@@ -624,6 +816,38 @@ int main(int argc, char **argv)
 				return 2;
 		}
 	}
+
+	if (wipe_mib) {
+		/*
+		 * The wipe's steps take turns, dirty then wipe, so that every
+		 * wipe has memory to clear.  A failed step ends the run.
+		 */
+		unsigned long r;
+		int bad[NWIPE_STEPS] = { 0 };
+
+		if (any) {
+			fprintf(stderr, "bench: bench.wipe= runs the wipe alone, no workload\n");
+			return 2;
+		}
+		printf("KTAP version 1\n1..%d\n", NWIPE_STEPS);
+		printf("# bench: wipe %lu MiB reps %lu\n", wipe_mib, reps);
+		mark("event=plan workloads=dirty,wipe scale=%lu reps=%lu wipe_mib=%lu",
+		     scale, reps, wipe_mib);
+		for (r = 1; r <= reps && !failed; r++)
+			for (t = 0; t < NWIPE_STEPS && !failed; t++)
+				if (run_one(&wipe_steps[t], scale, r))
+					failed = bad[t] = 1;
+		for (t = 0; t < NWIPE_STEPS; t++) {
+			if (bad[t])
+				printf("not ok %d %s # %s\n", t + 1, wipe_steps[t].name, errbuf);
+			else
+				printf("ok %d %s%s\n", t + 1, wipe_steps[t].name,
+				       failed ? " # SKIP an earlier step failed" : "");
+		}
+		mark("event=done failed=%d", failed);
+		return clock_broken ? 1 : failed;
+	}
+
 	if (!any)
 		for (t = 0; t < NWORKLOADS; t++)
 			sel[t] = 1;
@@ -648,23 +872,9 @@ int main(int argc, char **argv)
 		if (!sel[t])
 			continue;
 		i++;
-		for (r = 0; r < reps && !bad; r++) {
-			uint64_t ns = 0;
-
-			errbuf[0] = '\0';
-			fflush(stdout);		/* nothing buffered may be forked */
-			mark("event=start name=%s rep=%lu", workloads[t].name, r + 1);
-			if (workloads[t].run(scale, &ns)) {
-				errbuf[strcspn(errbuf, "\n")] = '\0';
-				mark("event=failed name=%s rep=%lu why=%s", workloads[t].name,
-				     r + 1, errbuf[0] ? errbuf : "?");
+		for (r = 1; r <= reps && !bad; r++)
+			if (run_one(&workloads[t], scale, r))
 				bad = 1;
-				break;
-			}
-			mark("event=end name=%s rep=%lu ns=%llu", workloads[t].name, r + 1,
-			     (unsigned long long)ns);
-			printf("# BENCH %s %llu\n", workloads[t].name, (unsigned long long)ns);
-		}
 		if (bad) {
 			printf("not ok %d %s # %s\n", i, workloads[t].name, errbuf);
 			failed = 1;
