@@ -17,12 +17,14 @@ those of the harness's entry point (python3 -m harness, tests/harness/__main__.p
         shell assignments for one cell of M (tests/harness/run-cell.sh): kernel=,
         arch= (its kernel's), args=, tests= (space-separated), mem=,
         machine= and timeout= (empty when the cell does not set them)
-    python3 -m harness bench --bench B [CONFIG ...]
+    python3 -m harness bench --bench B [--wipe W] [CONFIG ...]
         one line per configuration of B to boot (tests/bench/run-bench.sh),
-        each shell assignments for eval: config=, kernel=, tree=, args=;
-        all of B in file order, or the CONFIGs named, in their order (a
-        name B does not define is an error).  B is checked whole first,
-        and policy/bench-targets against it (--targets)
+        each shell assignments for eval: config=, kernel=, tree=, args=,
+        wipe= (yes if W, policy/bench-wipe by default, names it: it gets
+        a boot that wipes free memory); all of B in file order, or the
+        CONFIGs named, in their order (a name B does not define is an
+        error).  B is checked whole first, and W and policy/bench-targets
+        against it (--targets)
     python3 -m harness suite NAME [FIELD]
         one suite of policy/suites: shell assignments (suite=, matrix=,
         lifetime=, channels=, results=, check=, needs=, env=) or one
@@ -38,9 +40,12 @@ those of the harness's entry point (python3 -m harness, tests/harness/__main__.p
         such a cell without a column), or a row that is not a channel of
         those suites' list (or a channel without a row), or a line of
         policy/fastpath that is not "free|outline|alloc <function>", or a
-        configuration of policy/bench defined twice, or a target of
+        configuration of policy/bench defined twice, a line of
+        policy/bench-wipe that is not a patched configuration of
+        policy/bench (or one given twice), or a target of
         policy/bench-targets that names a configuration policy/bench does
-        not define, an unknown measure or a limit that is not a number, or
+        not define (or, for a wipe measure, one without a wipe boot), an
+        unknown measure or a limit that is not a number, or
         a line of policy/bench-workloads that is not one workload name (or
         a name given twice)
 
@@ -63,6 +68,7 @@ FASTPATH = os.path.join(TOP, "policy", "fastpath")
 BENCH = os.path.join(TOP, "policy", "bench")
 BENCH_TARGETS = os.path.join(TOP, "policy", "bench-targets")
 BENCH_WORKLOADS = os.path.join(TOP, "policy", "bench-workloads")
+BENCH_WIPE = os.path.join(TOP, "policy", "bench-wipe")
 UML = os.path.join(TOP, "policy", "uml")
 # The suites of boots (make check and its siblings), each a matrix, the
 # table its lifetime cells are judged against and their channel list.
@@ -584,10 +590,35 @@ def read_bench(path=BENCH, kernels=None):
     return configs
 
 
-def bench_assignments(configs, wanted, path):
+def read_bench_wipe(path=BENCH_WIPE, bench=BENCH, kernels=None):
+    """policy/bench-wipe: the names of the configurations of the bench file
+    that get a boot wiping free memory (issue 35), in file order; each must
+    boot a patched kernel (vanilla has no /sys/kernel/mm/sanitize/scrub_free)."""
+    configs = {c["name"]: c for c in read_bench(bench, kernels)}
+    path = shown(path)
+    names, seen = [], {}
+    for lineno, line in lines(path):
+        words = line.split()
+        where = f"{path}:{lineno}"
+        if len(words) != 1:
+            raise PolicyError(f"{where}: expected one configuration name, got {line.strip()!r}")
+        name = words[0]
+        c = configs.get(name)
+        if c is None:
+            raise PolicyError(f"{where}: configuration {name!r} is not in {shown(bench)} "
+                              f"(one of {', '.join(configs)})")
+        if c["tree"] != "patched":
+            raise PolicyError(f"{where}: configuration {name} boots {c['kernel']}, not a "
+                              f"patched kernel: it has no wipe of free memory")
+        once(seen, "configuration", name, where)
+        names.append(name)
+    return names
+
+
+def bench_assignments(configs, wanted, path, wipe=()):
     """The configurations to boot as lines of shell assignments, every
     value quoted for eval: all of them, or those named in wanted, in that
-    order."""
+    order; wipe= says whether the configuration is one of wipe's."""
     by = {c["name"]: c for c in configs}
     out = []
     for name in wanted or by:
@@ -596,7 +627,7 @@ def bench_assignments(configs, wanted, path):
             raise PolicyError(f"no configuration {name!r} in {shown(path)} "
                               f"(one of {', '.join(by)})")
         values = {"config": c["name"], "kernel": c["kernel"], "tree": c["tree"],
-                  "args": c["args"]}
+                  "args": c["args"], "wipe": "yes" if name in wipe else "no"}
         out.append(" ".join(f"{k}={shlex.quote(v)}" for k, v in values.items()))
     return "\n".join(out)
 
@@ -631,21 +662,24 @@ def read_bench_workloads(path=None):
 
 # What a target of policy/bench-targets measures, and how many names
 # follow the word: micro-delta two benchmarks, icount any number of the
-# process workloads of policy/bench-workloads (none: every one).
-BENCH_MEASURES = {"icount": None, "micro-delta": 2}
+# process workloads of policy/bench-workloads (none: every one),
+# wipe-bytes none (both configurations must be in policy/bench-wipe).
+BENCH_MEASURES = {"icount": None, "micro-delta": 2, "wipe-bytes": 0}
 # "<" before the number: strictly below it.
 BENCH_LIMIT = re.compile(r"^(<)?([0-9]+(?:\.([0-9]+))?)$")
 BENCHMARK = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
-                       workloads=BENCH_WORKLOADS):
+                       workloads=BENCH_WORKLOADS, wipe=BENCH_WIPE):
     """policy/bench-targets as a list of {"name", "config", "base", "via",
     "measure", "benchmarks", "workloads", "limit", "strict", "decimals",
     "description", "where"}, every configuration a name of the bench file
-    and every workload one of the workloads file."""
+    (and of the wipe file for a wipe measure) and every workload one of
+    the workloads file."""
     configs = [c["name"] for c in read_bench(bench, kernels)]
     known_workloads = read_bench_workloads(workloads)
+    wiped = None        # the wipe file, read if a target measures the wipe
     targets, seen = [], {}
     path = shown(path)
     for lineno, (name, config, base, via, measure, limit, description) in rows(path, 7):
@@ -672,6 +706,13 @@ def read_bench_targets(path=BENCH_TARGETS, bench=BENCH, kernels=None,
             raise PolicyError(f"{where}: measure {measure!r} is not one of "
                               f"{', '.join(BENCH_MEASURES)}")
         names = words[1:]
+        if words[0] == "wipe-bytes":
+            if wiped is None:
+                wiped = read_bench_wipe(wipe, bench, kernels)
+            for c in (config, base):
+                if c not in wiped:
+                    raise PolicyError(f"{where}: measure wipe-bytes: configuration {c} "
+                                      f"has no wipe boot (not in {shown(wipe)})")
         if words[0] == "icount":
             benchmarks = []
             for w in names:
@@ -786,6 +827,8 @@ def main(argv=None):
     p.add_argument("--bench-targets", default=BENCH_TARGETS,
                    help="checked against policy/bench")
     p.add_argument("--bench-workloads", default=BENCH_WORKLOADS)
+    p.add_argument("--bench-wipe", default=BENCH_WIPE,
+                   help="checked against policy/bench")
     p.add_argument("--uml", default=UML)
     p.add_argument("--skips", default=SKIPS)
     p.add_argument("--mutants", default=MUTANTS)
@@ -810,6 +853,8 @@ def main(argv=None):
     p.add_argument("name")
     p = sub.add_parser("bench")
     p.add_argument("--bench", default=BENCH)
+    p.add_argument("--wipe", default=BENCH_WIPE,
+                   help="the configurations of --bench that get a wipe boot")
     p.add_argument("--targets", default=BENCH_TARGETS,
                    help="checked against --bench (its report reads them)")
     p.add_argument("config", nargs="*")
@@ -858,8 +903,9 @@ def main(argv=None):
         return 0
     if args.cmd == "bench":
         configs = read_bench(args.bench, kernels)
-        read_bench_targets(args.targets, args.bench, kernels)
-        print(bench_assignments(configs, args.config, args.bench))
+        read_bench_targets(args.targets, args.bench, kernels, wipe=args.wipe)
+        wipe = read_bench_wipe(args.wipe, args.bench, kernels)
+        print(bench_assignments(configs, args.config, args.bench, wipe))
         return 0
     used = used_kernels(kernels, args.matrix, args.bench)
     if args.cmd == "kernels":
@@ -876,7 +922,8 @@ def main(argv=None):
     read_fastpath(args.fastpath)
     for b in args.bench:
         read_bench(b, kernels)
-    read_bench_targets(args.bench_targets, BENCH, kernels)
+    read_bench_wipe(args.bench_wipe, BENCH, kernels)
+    read_bench_targets(args.bench_targets, BENCH, kernels, wipe=args.bench_wipe)
     read_bench_workloads(args.bench_workloads)
     read_uml(args.uml)
     read_skips(args.skips)

@@ -393,6 +393,46 @@ class BenchTargetsTest(unittest.TestCase):
         with self.assertRaisesRegex(SystemExit, r"bench:3: configuration off is already defined"):
             policy.read_bench(self.bench)
 
+    def wipe(self, text):
+        return policy.read_bench_wipe(write(self.d, "bench-wipe", text), self.bench)
+
+    def test_wipe_names_patched_configurations(self):
+        self.assertEqual(self.wipe("# c\noff\n"), ["off"])
+        self.assertIn("off", policy.read_bench_wipe())
+        with self.assertRaisesRegex(SystemExit, r"bench-wipe:2: configuration vanilla boots "
+                                    r"lab-vanilla, not a patched kernel"):
+            self.wipe("off\nvanilla\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-wipe:1: configuration 'of' is not in"):
+            self.wipe("of\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-wipe:2: configuration off is already"):
+            self.wipe("off\noff\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-wipe:1: expected one configuration"):
+            self.wipe("off pages\n")
+
+    def test_wipe_bytes_compares_configurations_with_a_wipe_boot(self):
+        write(self.d, "bench", self.BENCH + "pages | lab-patched | sanitize_mem=pages\n")
+        wipe = write(self.d, "bench-wipe", "off\npages\n")
+        text = "x | pages | off | - | wipe-bytes | 0.05 | d\n"
+        t, = policy.read_bench_targets(write(self.d, "bench-targets", text), self.bench,
+                                       wipe=wipe)
+        self.assertEqual((t["measure"], t["benchmarks"], t["limit"]), ("wipe-bytes", None, 0.05))
+        write(self.d, "bench-wipe", "off\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure wipe-bytes: "
+                                    r"configuration pages has no wipe boot"):
+            policy.read_bench_targets(write(self.d, "bench-targets", text), self.bench,
+                                      wipe=wipe)
+        write(self.d, "bench-wipe", "off\npages\n")
+        with self.assertRaisesRegex(SystemExit, r"bench-targets:1: measure wipe-bytes takes 0"):
+            policy.read_bench_targets(write(self.d, "bench-targets", text.replace(
+                "wipe-bytes", "wipe-bytes tmpfs")), self.bench, wipe=wipe)
+
+    def test_assignments_say_which_configuration_wipes(self):
+        rows = policy.bench_assignments(policy.read_bench(self.bench), [], self.bench, ["off"])
+        self.assertEqual(rows.splitlines(),
+                         ["config=vanilla kernel=lab-vanilla tree=vanilla args='' wipe=no",
+                          "config=off kernel=lab-patched tree=patched args=sanitize_mem=off "
+                          "wipe=yes"])
+
     def test_command_line_check_reads_the_targets(self):
         bad = write(self.d, "bad-targets", "x | ful | vanilla | - | icount | 1.00 | d\n")
         with self.assertRaisesRegex(SystemExit, r"bad-targets:1: configuration 'ful'"):
