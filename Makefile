@@ -492,25 +492,29 @@ mutants: kernel initramfs accel
 
 # Every configuration of policy/bench, one guest at a time: instruction-exact
 # figures under -icount and wall-clock medians; ratios to vanilla in
-# build/results/bench.{md,json,svg}.  Measures, never asserts on time.
+# build/results/bench.{md,json,svg}; the wipe of free memory in the
+# configurations of policy/bench-wipe, beside the host's memset
+# (tests/uml/memset-bw.c).  Measures, never asserts on time.
 BENCH_ENV = OBJ=$(OBJ) \
-	INITRD=$(INITRD) RAMDIR=$(RAMDIR) OUT=$(RESULTS)
-## benchmark every policy against vanilla and init_on_free
-## (build/results/bench.md, .json, .svg); ~25 min
-bench: kernel initramfs
+	INITRD=$(INITRD) RAMDIR=$(RAMDIR) OUT=$(RESULTS) MEMSET_BW=$(B)/tools/memset-bw
+## benchmark every policy against vanilla and init_on_free, and the wipe
+## of free memory (build/results/bench.md, .json, .svg); ~25 min
+bench: kernel initramfs $(B)/tools/memset-bw
 	@mkdir -p $(RESULTS)
 	@$(BENCH_ENV) tests/bench/run-bench.sh
 
 # make check: the bench must work, timing unjudged.  Its host side without
-# a guest is tested by make unit (bench-parser/); here three guests
-# (vanilla, off, and off's microbenchmark boot) whose every workload must
-# report on an intact bench channel and every microbenchmark on the console;
-# the first errors, naming configuration and workload, are the test's message.
+# a guest is tested by make unit (bench-parser/); here the boots of vanilla
+# and off, off's microbenchmark boot and off's wipe of free memory (a
+# 256 MiB guest, one round: about 15 s more), whose every workload and
+# wipe step must report on an intact bench channel and every
+# microbenchmark on the console; the first errors, naming configuration
+# and workload, are the test's message.
 ## the bench on vanilla and off at a small scale (make check)
-bench-smoke: kernel initramfs
+bench-smoke: kernel initramfs $(B)/tools/memset-bw
 	@python3 -m harness verdict --out $(RESULTS)/bench-smoke \
 		--cell bench-smoke --kernel both --log bench-smoke.md --test every_workload_reported \
-		--message 'tests/bench/run-bench.sh --smoke (vanilla, off); figures not judged' \
+		--message 'tests/bench/run-bench.sh --smoke (vanilla, off, off wipe); figures not judged' \
 		--errors $(RESULTS)/bench-smoke.errors -- \
 		env $(BENCH_ENV) tests/bench/run-bench.sh --smoke
 

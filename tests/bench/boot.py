@@ -4,6 +4,8 @@ them.
 
     parse_boot(log)       a boot of the process workloads: (console,
                           channel, problems)
+    parse_boot(log, wipe=True)
+                          a boot that dirtied and wiped free memory
     micro_problems(log)   a boot of the in-kernel microbenchmarks only:
                           (console, problems)
 
@@ -12,12 +14,16 @@ Python 3 standard library only.
 
 import os
 
-from bench.channel import PROCESS_WORKLOADS, channel_path, parse_channel, workload_problems
+from bench.channel import (PROCESS_WORKLOADS, WIPE_STEPS, channel_path, parse_channel,
+                           wipe_problems, workload_problems)
 from bench.console import parse_console
 
 
-def parse_boot(log):
-    """A boot's console log and its channel: (console, channel, problems)."""
+def parse_boot(log, wipe=False):
+    """A boot's console log and its channel: (console, channel, problems);
+    with wipe, a boot of the wipe's steps (bench.wipe=) instead of the
+    process workloads."""
+    expected = WIPE_STEPS if wipe else PROCESS_WORKLOADS
     con = parse_console(log)
     ch = parse_channel(channel_path(log))
     out = []
@@ -30,9 +36,11 @@ def parse_boot(log):
     elif not ch["problems"] and not ch["plan"] and not ch["ns"] and not ch["done"]:
         out.append("nothing on the bench channel, no figure for any workload (%s): the "
                    "bench program never started, or could not open its serial port" %
-                   ", ".join(PROCESS_WORKLOADS))
+                   ", ".join(expected))
     else:
-        out += ch["problems"] + workload_problems(ch)
+        out += ch["problems"] + workload_problems(ch, expected)
+        if wipe:
+            out += wipe_problems(ch)
     if con is not None and not con["end"]:
         out.append("the guest did not reach 'HARNESS: END'")
     return con, ch, out

@@ -1,12 +1,14 @@
 """The bench channel: the second serial port that only the guest's bench
 program (tests/guest/bench.c) writes, one numbered, CRC-32'd line per
-event (plan, start, end with ns=, failed with why=, done).
+event (plan, start, end with ns= and, for the wipe's steps, more
+figures, failed with why=, done).
 
     stamp(fifo, out, timeout)   read it from QEMU's FIFO, each line stamped
                                 with its host arrival time (report.py stamp)
     parse_channel(path)         a stamped channel checked line by line: its
                                 figures and what is wrong with it
     workload_problems(ch)       each planned workload without its figures
+    wipe_problems(ch)           each step of a wipe boot without its figures
 
 The workloads are policy/bench-workloads, read by tests/harness/policy.py.
 Python 3 standard library only.
@@ -26,6 +28,15 @@ CHANNEL_RE = re.compile(r"^bench-clock: (.*) crc=([0-9a-f]{8})$")
 # The process workloads, in the order bench.c runs them: the list bench.c
 # is built with (policy/bench-workloads, through the loader).
 PROCESS_WORKLOADS = policy.read_bench_workloads()
+
+# The steps of a wipe boot (bench.wipe=, issue 35), in the order bench.c
+# runs them each round, and the figures each step's end line carries
+# besides ns= (bench.c's wipe_steps).
+WIPE_STEPS = ("dirty", "wipe")
+WIPE_FIGURES = {"dirty": ("bytes",), "wipe": ("bytes", "pages", "objects", "skipped")}
+# The fields every event has; any other numeric field of an end line is
+# one of its figures.
+EVENT_FIELDS = ("seq", "event", "name", "rep", "ns")
 
 
 class ReaderTimeout(Exception):
@@ -91,16 +102,18 @@ def channel_path(log):
 def parse_channel(path):
     """What one boot's bench channel says, checked line by line: seq gapless
     from 1, every crc right, "event=done" last.  Returns None if there is
-    no channel file, else a dict: plan (workloads, scale, reps, or None),
-    ns[name] and host_s[name] (lists, one per repetition with a start/end
-    pair), failed[name] (the reason), done (True/False) and problems (what
-    is wrong with the lines, naming the workload where it can)."""
+    no channel file, else a dict: plan (workloads, scale, reps, wipe_mib
+    for a wipe boot, or None), ns[name] and host_s[name] (lists, one per
+    repetition with a start/end pair), figures[name] (for an end line with
+    more than ns=, a list of {field: int} in the same order), failed[name]
+    (the reason), done (True/False) and problems (what is wrong with the
+    lines, naming the workload where it can)."""
     try:
         with open(path, encoding="utf-8", errors="backslashreplace") as f:
             rows = f.read().splitlines()
     except OSError:
         return None
-    r = {"plan": None, "ns": {}, "host_s": {}, "failed": {}, "done": False,
+    r = {"plan": None, "ns": {}, "host_s": {}, "figures": {}, "failed": {}, "done": False,
          "problems": []}
     probs = r["problems"]
     events = {}         # seq -> (host time, fields)
@@ -158,6 +171,8 @@ def parse_channel(path):
             try:
                 r["plan"] = {"workloads": [w for w in f["workloads"].split(",") if w],
                              "scale": int(f["scale"]), "reps": int(f["reps"])}
+                if "wipe_mib" in f:
+                    r["plan"]["wipe_mib"] = int(f["wipe_mib"])
             except (KeyError, ValueError):
                 probs.append("channel seq %d: bad plan %r" % (seq, f))
         elif ev == "start" and name:
@@ -170,6 +185,16 @@ def parse_channel(path):
             except (KeyError, ValueError):
                 probs.append("channel seq %d: workload %s has no ns=" % (seq, name))
                 continue
+            extra = {}
+            for k, v in f.items():
+                if k not in EVENT_FIELDS:
+                    try:
+                        extra[k] = int(v)
+                    except ValueError:
+                        probs.append("channel seq %d: workload %s: %s=%r is not a number" % (
+                            seq, name, k, v))
+            if extra:
+                r["figures"].setdefault(name, []).append(extra)
             r["ns"].setdefault(name, []).append(ns)
             r["host_s"].setdefault(name, []).append(t - starts.pop((name, rep)))
         elif ev == "failed" and name:
@@ -185,13 +210,14 @@ def parse_channel(path):
     return r
 
 
-def workload_problems(ch):
+def workload_problems(ch, expected=PROCESS_WORKLOADS):
     """Each planned workload that has fewer figures than repetitions, by
-    name (the plan's names, or all of bench.c's if the plan line is lost)."""
+    name (the plan's names, or those expected if the plan line is lost:
+    all of bench.c's process workloads, or WIPE_STEPS in a wipe boot)."""
     if ch["plan"]:
         names, reps = ch["plan"]["workloads"], ch["plan"]["reps"]
     else:
-        names, reps = PROCESS_WORKLOADS, 1
+        names, reps = list(expected), 1
     out = []
     for name in names:
         got = len(ch["ns"].get(name, []))
@@ -206,3 +232,21 @@ def workload_problems(ch):
             out.append("workload %s reported but not in the plan" % name)
     return out
 
+
+
+def wipe_problems(ch):
+    """What a wipe boot's channel lacks beyond workload_problems(): a plan
+    that is not the wipe's, or an end line of a step without the figures
+    that step reports (WIPE_FIGURES)."""
+    out = []
+    plan = ch["plan"]
+    if plan and (tuple(plan["workloads"]) != WIPE_STEPS or "wipe_mib" not in plan):
+        out.append("the plan is not a wipe boot's (workloads=%s, no wipe_mib=?): "
+                   "was bench.wipe= on the command line?" % ",".join(plan["workloads"]))
+    for step, fields in WIPE_FIGURES.items():
+        figs = ch["figures"].get(step, [])
+        whole = [f for f in figs if all(k in f for k in fields)]
+        if len(whole) < len(ch["ns"].get(step, [])):
+            out.append("wipe step %s: %d of %d end lines carry %s" % (
+                step, len(whole), len(ch["ns"][step]), ", ".join(k + "=" for k in fields)))
+    return out

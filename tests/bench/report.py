@@ -5,13 +5,14 @@
                                  read the bench channel from FIFO until
                                  QEMU closes it, and write each line to OUT
                                  as "<host s>\t<line>", stamped as it arrives
-    report.py check [--micro] LOG
+    report.py check [--micro | --wipe] LOG
                                  did this boot (console LOG, channel LOG's
-                                 ".clock" twin) report every workload it
-                                 planned, on an intact channel?  exit 1 and
-                                 say what is wrong
+                                 ".clock" twin) report every workload (or
+                                 wipe step) it planned, on an intact
+                                 channel?  exit 1 and say what is wrong
     report.py report --dir D --policy policy/bench --out PREFIX
-                     [--targets policy/bench-targets] [--vmlinux NAME=PATH ...]
+                     [--targets policy/bench-targets] [--wipe policy/bench-wipe]
+                     [--vmlinux NAME=PATH ...]
                                  write PREFIX.md and PREFIX.json (plot.py
                                  draws PREFIX.svg from the JSON)
 
@@ -38,6 +39,10 @@ configuration (run-bench.sh):
            so the workload is timed by the host, between the arrival of its
            "event=start" and "event=end" lines.  Median, min and max over
            the runs.
+  wipe     (the configurations of policy/bench-wipe) ordinary TCG, a bigger
+           guest that dirties its free memory and wipes it, a few rounds:
+           the kernel's own bytes and ns of each wipe, set beside the
+           host's memset of as many bytes (the run's host-memset file).
 
 A line that is missing (seq gap, no "event=done" at the end), damaged (bad
 crc, not a channel line) or a workload without a start/end pair is an
@@ -58,10 +63,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-from harness.policy import BENCH_TARGETS, read_bench, read_bench_targets
+from harness.policy import BENCH_TARGETS, BENCH_WIPE, read_bench, read_bench_targets
 from bench.boot import micro_problems, parse_boot
 from bench.channel import stamp
-from bench.figures import collect, ratios, read_text
+from bench.figures import collect, host_memset, ratios, read_text
 from bench.sizes import vmlinux_sizes
 from bench.tables import write_md
 from bench import targets
@@ -75,7 +80,7 @@ def cmd_check(args):
     if args.micro:
         _, probs = micro_problems(args.log)
     else:
-        _, _, probs = parse_boot(args.log)
+        _, _, probs = parse_boot(args.log, wipe=args.wipe)
     for p in probs:
         print(p)
     return 1 if probs else 0
@@ -85,7 +90,7 @@ def cmd_report(args):
     # Only the configurations this run booted (--smoke boots two).
     configs = [c for c in read_bench(args.policy)
                if os.path.isdir(os.path.join(args.dir, c["name"]))]
-    specs = read_bench_targets(args.targets, args.policy)
+    specs = read_bench_targets(args.targets, args.policy, wipe=args.wipe)
     workloads = collect(args.dir, configs)
     rat = ratios(configs, workloads)
     tgts = targets.evaluate(configs, workloads, specs)
@@ -103,7 +108,15 @@ def cmd_report(args):
         "svg": args.out + ".svg",
         "qemu": read_text(os.path.join(args.dir, "qemu-version")),
         "host": read_text(os.path.join(args.dir, "host")),
+        "host_memset": host_memset(os.path.join(args.dir, "host-memset")),
     }
+    # A wipe's GB/s means little without the host's beside it.
+    if meta["host_memset"] is None and any(c["wipe"] for c in configs):
+        why = read_text(os.path.join(args.dir, "host-memset.err"))
+        for c in configs:
+            if c["wipe"]:
+                c["errors"].append("wipe: no host memset figure to set it beside%s" % (
+                    " (%s)" % why if why else ""))
     write_md(args.out + ".md", meta, configs, workloads, rat, tgts, sizes)
     doc = {
         "meta": meta,
@@ -111,14 +124,21 @@ def cmd_report(args):
         "configs": [{k: c.get(k) for k in (
             "name", "kernel", "args", "cmdline", "kernel_image", "policy_reported",
             "tsc_mhz", "icount_scale", "scale", "errors", "icount", "icount_reps", "micro",
-            "wall", "wall_guest_ns")}
+            "wall", "wall_guest_ns", "wipe")}
             for c in configs],
         "units": {"icount": "guest ns under -icount shift=0 (1 ns = 1 instruction), "
                             "mean of icount_reps",
                   "wall": "host seconds between the arrival of a workload's start "
                           "and end lines on the bench channel",
                   "wall_guest_ns": "the ns= of the channel's end lines in wall runs: "
-                                   "guest CLOCK_MONOTONIC, not good to 0.1% without icount"},
+                                   "guest CLOCK_MONOTONIC, not good to 0.1% without icount",
+                  "wipe": "per round: the kernel's scrub_free_bytes, _pages, _objects, "
+                          "_skipped and scrub_free_ns (guest ns, no icount), host_s between "
+                          "the wipe step's start and end lines, dirty_bytes/dirty_ns the "
+                          "guest's memset before it; gbps = bytes / ns (10^9 bytes/s), "
+                          "medians over the rounds",
+                  "host_memset": "tests/uml/memset-bw.c on the host: ns per memset of "
+                                 "bytes, median of its rounds (glibc, rep stosb)"},
         "ratios": rat,
         "targets": tgts,
         "vmlinux": sizes,
@@ -141,14 +161,19 @@ def main():
     p.add_argument("fifo", help="the host end of the guest's bench channel")
     p.add_argument("out", help="the stamped channel (a boot's .clock file)")
     p = sub.add_parser("check")
-    p.add_argument("--micro", action="store_true",
-                   help="LOG is a boot that ran only the in-kernel microbenchmarks")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--micro", action="store_true",
+                     help="LOG is a boot that ran only the in-kernel microbenchmarks")
+    how.add_argument("--wipe", action="store_true",
+                     help="LOG is a boot that dirtied and wiped free memory (bench.wipe=)")
     p.add_argument("log", help="a boot's console log (its channel: LOG's .clock twin)")
     p = sub.add_parser("report")
     p.add_argument("--dir", required=True, help="the bench logs (build/results/bench)")
     p.add_argument("--policy", required=True, help="the configurations (policy/bench)")
     p.add_argument("--targets", default=BENCH_TARGETS,
                    help="the targets (default policy/bench-targets)")
+    p.add_argument("--wipe", default=BENCH_WIPE,
+                   help="the configurations with a wipe boot (default policy/bench-wipe)")
     p.add_argument("--out", required=True, help="output prefix (build/results/bench)")
     p.add_argument("--vmlinux", action="append", metavar="NAME=PATH")
     args = ap.parse_args()

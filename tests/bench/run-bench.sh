@@ -11,7 +11,12 @@
 #   - on the patched kernel, once more under icount for the in-kernel
 #     microbenchmarks of the series (mm/sanitize_bench.c) alone;
 #   - BENCH_RUNS times without icount, for wall-clock medians, min and max
-#     (timed by the host as the workload's start and end lines arrive).
+#     (timed by the host as the workload's start and end lines arrive);
+#   - if policy/bench-wipe names it, once more without icount in a guest of
+#     BENCH_WIPE_MEM MiB that dirties most of its free memory and wipes it
+#     (/sys/kernel/mm/sanitize/scrub_free, issue 35), BENCH_WIPE_REPS
+#     times; the host's memset of as many bytes is measured once per run
+#     (MEMSET_BW), for the report to set the guest's GB/s beside.
 # Guests run sequentially so the configurations do not disturb each other.
 #
 # The figures travel on the bench channel, not the console: each guest gets
@@ -28,8 +33,9 @@
 # report lists it, the exit status is 1.
 #
 # --smoke   (for make check) only vanilla and off, small scale, one wall
-#           run; fails if a workload did not report on an intact channel,
-#           a microbenchmark did not report, or a boot failed; never on time.
+#           run, a small wipe guest; fails if a workload or a wipe did not
+#           report on an intact channel, a microbenchmark did not report,
+#           or a boot failed; never on time.
 #
 # Environment (defaults in brackets):
 #   OBJ           the kernels of policy/kernels: OBJ/<kernel>/arch/x86/boot/bzImage
@@ -44,7 +50,14 @@
 #   BENCH_MICRO_ITERS  operations per in-kernel microbenchmark, in the
 #                 micro boot of each patched configuration [4096; smoke: 256]
 #   BENCH_POLICY  the configurations [policy/bench]
-#   BENCH_TIMEOUT seconds per boot [icount 900, wall 400; smoke 400/200]
+#   BENCH_WIPE    the configurations that get a wipe boot [policy/bench-wipe]
+#   BENCH_WIPE_MEM   guest MiB of the wipe boot, and the most it dirties
+#                 [1024; smoke: 256]
+#   BENCH_WIPE_REPS  dirty-then-wipe rounds in the wipe boot [3; smoke: 1]
+#   MEMSET_BW     the host's memset timer, tests/uml/memset-bw.c built
+#                 [build/tools/memset-bw]
+#   BENCH_TIMEOUT seconds per boot [icount 900, wall 400, wipe 600;
+#                 smoke 400/200/200]
 #   BENCH_WAIT_KERNEL  seconds to wait for a kernel image still being built [0]
 #   MEM, SMP      passed to qemu-boot/run-qemu.sh
 set -u
@@ -69,6 +82,8 @@ INITRD=${INITRD:-$B/initramfs.cpio}
 RAMDIR=${RAMDIR:-$B/ram}
 OUT=${OUT:-$B/results}
 BENCH_POLICY=${BENCH_POLICY:-$top/policy/bench}
+BENCH_WIPE=${BENCH_WIPE:-$top/policy/bench-wipe}
+MEMSET_BW=${MEMSET_BW:-$B/tools/memset-bw}
 
 if [ -n "$smoke" ]; then
 	name=bench-smoke
@@ -79,6 +94,9 @@ if [ -n "$smoke" ]; then
 	micro_iters=${BENCH_MICRO_ITERS:-256}
 	t_icount=${BENCH_TIMEOUT:-400}
 	t_wall=${BENCH_TIMEOUT:-200}
+	t_wipe=${BENCH_TIMEOUT:-200}
+	wipe_mem=${BENCH_WIPE_MEM:-256}
+	wipe_reps=${BENCH_WIPE_REPS:-1}
 	[ -n "$configs_wanted" ] || configs_wanted="vanilla off"
 else
 	name=bench
@@ -89,23 +107,27 @@ else
 	micro_iters=${BENCH_MICRO_ITERS:-4096}
 	t_icount=${BENCH_TIMEOUT:-900}
 	t_wall=${BENCH_TIMEOUT:-400}
+	t_wipe=${BENCH_TIMEOUT:-600}
+	wipe_mem=${BENCH_WIPE_MEM:-1024}
+	wipe_reps=${BENCH_WIPE_REPS:-3}
 fi
 for v in runs:BENCH_RUNS scale:BENCH_SCALE iscale:BENCH_ICOUNT_SCALE ireps:BENCH_ICOUNT_REPS \
-	micro_iters:BENCH_MICRO_ITERS; do
+	micro_iters:BENCH_MICRO_ITERS wipe_mem:BENCH_WIPE_MEM wipe_reps:BENCH_WIPE_REPS; do
 	eval "x=\$${v%%:*}"
 	case "$x" in ''|*[!0-9]*) echo "run-bench: ${v#*:} must be a number" >&2; exit 2 ;; esac
 done
-[ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] && [ "$micro_iters" -gt 0 ] ||
+[ "$scale" -gt 0 ] && [ "$iscale" -gt 0 ] && [ "$ireps" -gt 0 ] && [ "$micro_iters" -gt 0 ] &&
+	[ "$wipe_mem" -gt 0 ] && [ "$wipe_reps" -gt 0 ] ||
 	{ echo "run-bench: scales and repetitions must be > 0" >&2; exit 2; }
 
 [ -r "$BENCH_POLICY" ] || { echo "run-bench: no $BENCH_POLICY" >&2; exit 2; }
 # The configurations to boot, as the loader reads and checks them
 # (python3 -m harness bench): one line of shell assignments each (config=,
-# kernel=, tree=, args=), for eval.  A malformed policy/bench (or a
+# kernel=, tree=, args=, wipe=yes|no), for eval.  A malformed policy/bench (or a
 # policy/bench-targets its report could not read) stops the run here,
 # naming file and line, before anything boots.
 # shellcheck disable=SC2086 # configs_wanted is a list of names
-rows=$(python3 -m harness bench --bench "$BENCH_POLICY" $configs_wanted) || {
+rows=$(python3 -m harness bench --bench "$BENCH_POLICY" --wipe "$BENCH_WIPE" $configs_wanted) || {
 	echo "run-bench: cannot read the configurations of $BENCH_POLICY (see above)" >&2
 	exit 2
 }
@@ -203,11 +225,15 @@ errors=0
 boot() {
 	local cfg=$1 image=$2 args=$3 mode=$4 log=$5 budget=$6
 	local cmdline="$base_cmdline harness.tests=bench bench.clock=/dev/ttyS1 $DETERMINISM_ARGS"
-	if [ "$mode" = icount ]; then
-		cmdline="$cmdline bench.scale=$iscale bench.reps=$ireps"
-	else
-		cmdline="$cmdline bench.scale=$scale"
-	fi
+	local mem=${MEM:-}
+	case $mode in
+	icount) cmdline="$cmdline bench.scale=$iscale bench.reps=$ireps" ;;
+	wall) cmdline="$cmdline bench.scale=$scale" ;;
+	wipe) cmdline="$cmdline bench.wipe=$wipe_mem bench.reps=$wipe_reps"
+	      mem=$wipe_mem
+	      # what ran the guest: the report's text depends on it (TCG or KVM)
+	      echo "${ACCEL:-tcg}" > "${log%.log}.accel" ;;
+	esac
 	[ -n "$args" ] && cmdline="$cmdline $args"
 	echo "$cmdline" > "${log%.log}.cmdline"
 	ramfile=$RAMDIR/bench-$cfg.ram
@@ -230,7 +256,7 @@ boot() {
 			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
 			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null >"$log" 2>&1
 	else
-		QEMU_EXTRA="$qemu_extra" \
+		MEM=$mem QEMU_EXTRA="$qemu_extra" \
 			timeout -k 10 "$budget" "$top/qemu-boot/run-qemu.sh" \
 			"$image" "$INITRD" "$ramfile" "$cmdline" </dev/null >"$log" 2>&1
 	fi
@@ -256,8 +282,9 @@ boot() {
 	# What the harness saw goes to errors (report.py finds the rest again
 	# in the logs); all of it to stderr, naming the configuration.
 	[ -z "$why" ] || echo "$boot_name: $why" >> "$(dirname "$log")/errors"
-	local probs
-	probs=$(python3 "$here/report.py" check "$log")
+	local probs check_how=
+	[ "$mode" = wipe ] && check_how=--wipe
+	probs=$(python3 "$here/report.py" check $check_how "$log")
 	why="$why${why:+${probs:+
 }}$probs"
 	if [ -n "$why" ]; then
@@ -307,8 +334,24 @@ micro_boot() {
 	return 0
 }
 
+# The host's memset of as many bytes as the wipe guest has, once per run,
+# before any guest: the physical limit the guest's wipe is set beside.
+# Its output ("SIZE <bytes> libc <ns> stosb <ns>") goes to host-memset.
+if echo "$rows" | grep -q " wipe=yes"; then
+	echo "bench: host memset of $wipe_mem MiB ($MEMSET_BW)"
+	if [ ! -x "$MEMSET_BW" ]; then
+		echo "bench: ERROR: no host memset timer $MEMSET_BW (make $MEMSET_BW)" >&2
+		errors=$((errors + 1))
+	elif ! timeout 300 "$MEMSET_BW" $((wipe_mem * 1024 * 1024)) > "$dir/host-memset" \
+			2> "$dir/host-memset.err"; then
+		echo "bench: ERROR: $MEMSET_BW failed: $(paste -sd' ' "$dir/host-memset.err")" >&2
+		rm -f "$dir/host-memset"
+		errors=$((errors + 1))
+	fi
+fi
+
 i=0
-config= kernel= tree= args=	# each row of python3 -m harness bench sets them
+config= kernel= tree= args= wipe=	# each row of python3 -m harness bench sets them
 while read -r row; do
 	eval "$row"
 	cfg=$config
@@ -341,6 +384,10 @@ while read -r row; do
 		boot "$cfg" "$image" "$args" wall "$dir/$cfg/wall-$r.log" "$t_wall"
 		r=$((r + 1))
 	done
+	if [ "$wipe" = yes ]; then
+		echo "bench: [$i/$total] $cfg wipe ($wipe_mem MiB guest, $wipe_reps round(s))"
+		boot "$cfg" "$image" "$args" wipe "$dir/$cfg/wipe.log" "$t_wipe"
+	fi
 done <<EOF
 $rows
 EOF

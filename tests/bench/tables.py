@@ -19,6 +19,82 @@ def fmt_ns(ns):
     return "%.3f" % (ns / 1e9)
 
 
+def fmt_gbps(x):
+    return "–" if x is None else "%.3f" % x
+
+
+def wipe_section(meta, configs):
+    """The wipe of free memory (issue 35): one row per configuration with a
+    wipe boot, its GB/s beside the guest's own memset and the host's."""
+    wiped = [c for c in configs if c.get("wipe")]
+    if not wiped:
+        return []
+    host = meta.get("host_memset")
+    mem = sorted({c["wipe"]["mem_mib"] for c in wiped if c["wipe"]["mem_mib"]})
+    accel = sorted({c["wipe"]["accel"] or "tcg" for c in wiped})
+    rounds = max(len(c["wipe"]["rounds"]) for c in wiped)
+    L = ["## The wipe of free memory (wall clock)", ""]
+    L.append(
+        "One more boot per configuration of `policy/bench-wipe`, without icount, in a "
+        "guest of %s MiB (QEMU accelerator: %s): %d round(s) of dirtying most of its "
+        "free memory (the bench program fills a mapping with a pattern and unmaps it) "
+        "and writing 1 to `/sys/kernel/mm/sanitize/scrub_free`.  Bytes are the kernel's "
+        "(`scrub_free_bytes`); the time is the host's, between the wipe step's lines on "
+        "the bench channel (it also covers reading the figures back, about a "
+        "millisecond), [the kernel's own, `scrub_free_ns`]: without icount the guest "
+        "clock is only as good as its boot's TSC calibration.  The median round; GB/s is "
+        "10^9 bytes per second by the host's time, median [min–max] of the rounds.  The "
+        "first round is the slowest, most likely because guest RAM is a host file and "
+        "the first wipe is the first to write the pages nobody used since boot.  The "
+        "host's memset is `tests/uml/memset-bw.c` on as many bytes, the median of its "
+        "rounds, taken once before the first guest." % (
+            "/".join(map(str, mem)) or "?", "/".join(accel), rounds))
+    if "tcg" in accel:
+        L.append("")
+        L.append(
+            "Under TCG (no KVM) every store of the guest is emulated, so the guest's "
+            "GB/s are far below the host's, as expected: read the ratio to the host's "
+            "memset, the share of this machine's bandwidth the wipe gets under this "
+            "emulator, not the GB/s.  The guest memset column is the bench program's "
+            "own fill (glibc's memset, vector stores at that size) in the same guest: TCG emulates "
+            "vector stores more slowly than the `rep stos` of the kernel's memset, so "
+            "the wipe may outrun it.")
+    L.append("")
+    L.append("Where free pages are zero already (`pages`, `init_on_free=1`) the wipe skips "
+             "its page pass and clears the slab's free objects only: that row's GB/s is the "
+             "cost of walking the caches, not a clearing speed.")
+    L.append("")
+    L.append("| configuration | wiped (MiB) | free pages / slab objects / pages skipped "
+             "| time (s) [kernel's] | GB/s [min–max] | host memset GB/s | wipe / host memset "
+             "| guest memset GB/s (guest clock) |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for c in wiped:
+        w = c["wipe"]
+        ratio_host = w["gbps"] / host["libc_gbps"] if w["gbps"] and host else None
+        L.append("| %s | %.1f | %d / %d / %d | %.3f [%.3f] | %s [%s–%s] | %s | %s | %s |" % (
+            c["name"], w["bytes"] / 2**20, w["pages"], w["objects"], w["skipped"],
+            w["host_s"], w["ns"] / 1e9, fmt_gbps(w["gbps"]), fmt_gbps(w["gbps_min"]),
+            fmt_gbps(w["gbps_max"]), fmt_gbps(host["libc_gbps"] if host else None),
+            "–" if ratio_host is None else "%.4f" % ratio_host,
+            fmt_gbps(w["guest_memset_gbps"])))
+    L.append("")
+    coarse = ["%s (%s)" % (c["name"], c["wipe"]["clock"]) for c in wiped
+              if c["wipe"].get("clock") and not c["wipe"]["clock"].startswith("tsc")]
+    if coarse:
+        L.append("The guest clock was not the TSC in %s: its calibration failed on a busy "
+                 "host, so the kernel's time and the guest memset count jiffies there; read "
+                 "the host's time." % ", ".join(coarse))
+        L.append("")
+    if host:
+        L.append("Host memset of %d MiB: %.2f GB/s (glibc), %.2f GB/s (`rep stosb`, what "
+                 "the kernel's memset reduces to on x86 with ERMS)." % (
+                     host["bytes"] // 2**20, host["libc_gbps"], host["stosb_gbps"]))
+    else:
+        L.append("Host memset: not measured in this run (see the errors above).")
+    L.append("")
+    return L
+
+
 def write_md(path, meta, configs, workloads, rat, tgts, sizes):
     L = []
     L.append("# sanitize_mem benchmarks")
@@ -144,7 +220,8 @@ def write_md(path, meta, configs, workloads, rat, tgts, sizes):
                     row.append("%d" % v)
             L.append("| " + " | ".join(row) + " |")
         L.append("")
-    L.append("## Targets (computed from the icount figures, not asserted)")
+    L += wipe_section(meta, configs)
+    L.append("## Targets (computed from the figures above, not asserted)")
     L.append("")
     L.append("| target | result | worst | detail |")
     L.append("|---|---|---|---|")

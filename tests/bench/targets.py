@@ -151,6 +151,36 @@ def micro_delta_target(spec, by):
     return t
 
 
+def wipe_bytes_target(spec, by):
+    """What the wipe of free memory clears under the configuration, at most
+    limit times what it clears under the base (medians of the rounds of
+    their wipe boots, compared at the decimals the limit is written with).
+    Under "pages" free pages are zero already, so the page pass is skipped
+    and only the slab's free objects are left."""
+    cfg, base, limit = spec["config"], spec["base"], spec["limit"]
+    t = {"target": spec["name"], "description": spec["description"], "met": None}
+    a, b = (by.get(cfg) or {}).get("wipe"), (by.get(base) or {}).get("wipe")
+    if not a or not b:
+        t["note"] = "not measured: no wipe figures for %s" % " and ".join(
+            n for n, w in ((cfg, a), (base, b)) if not w)
+        return t
+    ratio = a["bytes"] / b["bytes"] if b["bytes"] else None
+    t["figures"] = {"bytes_under_%s" % cfg: a["bytes"], "bytes_under_%s" % base: b["bytes"],
+                    "pages_under_%s" % cfg: a["pages"], "pages_under_%s" % base: b["pages"]}
+    if ratio is None:
+        t["note"] = "the wipe under %s cleared nothing: no ratio" % base
+        return t
+    places = max(spec["decimals"], 2)
+    over = round(ratio, places) >= limit if spec.get("strict") else round(ratio, places) > limit
+    t["met"] = not over
+    t["ratio"] = ratio
+    t["note"] = ("the wipe clears %d bytes (%d free pages, %d slab objects) under %s, "
+                 "%d bytes (%d free pages) under %s: ratio %.*f, met if %s %g" % (
+                     a["bytes"], a["pages"], a["objects"], cfg, b["bytes"], b["pages"], base,
+                     places + 2, ratio, "<" if spec.get("strict") else "<=", limit))
+    return t
+
+
 def evaluate(configs, workloads, specs):
     """Every target of specs (policy/bench-targets) on this run."""
     by = {c["name"]: c for c in configs}
@@ -158,6 +188,8 @@ def evaluate(configs, workloads, specs):
     for spec in specs:
         if spec["measure"] == "icount":
             t = icount_target(spec, by, workloads)
+        elif spec["measure"] == "wipe-bytes":
+            t = wipe_bytes_target(spec, by)
         else:
             t = micro_delta_target(spec, by)
         t["measure"] = spec["measure"]

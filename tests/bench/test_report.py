@@ -10,7 +10,9 @@ error that names the workload, never a figure.  The reader ("stamp") on a
 real FIFO: it stamps lines as they arrive, keeps an unterminated last
 line, and gives up after --timeout when nobody opens the other end.  And
 the report of a run where one configuration lost a line, and its plot
-(plot.py, python3-matplotlib).
+(plot.py, python3-matplotlib).  A wipe boot's channel (bench.wipe=): its
+figures, a step without them, a wipe that failed; its line in the report
+beside the host's memset, and the wipe-bytes target.
 
 Prints KTAP (one line per test); exits 0 if every test passed.  Fast (a
 few seconds); "make unit" runs it.
@@ -33,6 +35,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 from bench import boot
 from bench import channel as bench_channel
+from bench import figures
 from bench import report
 from bench import sizes
 from bench import targets
@@ -196,6 +199,172 @@ class ChannelTest(Case):
         self.assertIn("workload tmpfs: no figure", p.stdout)
 
 
+def wipe_events(rounds=((1000000000, 800000000, 500000000, 900000000),), fail=None,
+                plan="event=plan workloads=dirty,wipe scale=60 reps=%d wipe_mib=1024"):
+    """The bodies of a wipe boot (bench.c, bench.wipe=): per round
+    (dirty ns, dirty bytes, wipe ns, wipe bytes), dirty then wipe."""
+    out = [plan % len(rounds)]
+    for r, (dns, dbytes, wns, wbytes) in enumerate(rounds, 1):
+        out += ["event=start name=dirty rep=%d" % r,
+                "event=end name=dirty rep=%d ns=%d bytes=%d" % (r, dns, dbytes),
+                "event=start name=wipe rep=%d" % r]
+        if fail:
+            out.append("event=failed name=wipe rep=%d why=%s" % (r, fail))
+            break
+        out.append("event=end name=wipe rep=%d ns=%d bytes=%d pages=%d objects=1500 "
+                   "skipped=0" % (r, wns, wbytes, wbytes // 4096))
+    out.append("event=done failed=%d" % (1 if fail else 0))
+    return out
+
+
+class WipeTest(Case):
+    """A wipe boot (policy/bench-wipe): the steps dirty and wipe, the
+    kernel's figures on the wipe's end lines."""
+
+    def parse(self, bodies):
+        return boot.parse_boot(self.boot(channel(bodies), name="wipe"), wipe=True)
+
+    def test_intact_wipe_boot_gives_its_figures(self):
+        rounds = ((1000000000, 800000000, 2000000000, 900000000),
+                  (1000000000, 800000000, 500000000, 1000000000),
+                  (2000000000, 800000000, 400000000, 900000000))
+        con, ch, probs = self.parse(wipe_events(rounds))
+        self.assertEqual(probs, [])
+        self.assertEqual(ch["plan"]["wipe_mib"], 1024)
+        self.assertEqual(ch["figures"]["wipe"][1],
+                         {"bytes": 1000000000, "pages": 244140, "objects": 1500, "skipped": 0})
+        w = figures.wipe_figures(ch, "tcg", "tsc")
+        self.assertEqual((w["bytes"], w["ns"], w["pages"], w["mem_mib"], w["accel"]),
+                         (900000000, 500000000, 219726, 1024, "tcg"))
+        # GB/s by the host's time (each step's lines 0.25 s apart): 3.6, 4.0,
+        # 3.6; by the kernel's: 0.45, 2.0, 2.25
+        self.assertEqual([round(x, 6) for x in (w["gbps"], w["gbps_min"], w["gbps_max"])],
+                         [3.6, 3.6, 4.0])
+        self.assertEqual(w["kernel_gbps"], 2.0)
+        self.assertEqual(w["guest_memset_gbps"], 0.8)
+        self.assertEqual(w["rounds"][0]["dirty_bytes"], 800000000)
+
+    def test_a_process_boot_is_not_a_wipe_boot(self):
+        probs = boot.parse_boot(self.boot(channel(events()), name="wipe"), wipe=True)[2]
+        self.assertNamed(probs, "the plan is not a wipe boot's")
+
+    def test_a_wipe_without_its_figures(self):
+        bodies = [b.replace(" pages=", " xpages=") for b in wipe_events()]
+        con, ch, probs = self.parse(bodies)
+        self.assertNamed(probs, "wipe step wipe: 0 of 1 end lines carry bytes=, pages=")
+        self.assertIsNone(figures.wipe_figures(ch))
+        bodies = [b.replace(" objects=1500", " objects=many") for b in wipe_events()]
+        self.assertNamed(self.parse(bodies)[2], "wipe: objects='many' is not a number")
+
+    def test_a_kernel_without_the_wipe(self):
+        # vanilla: bench.c cannot open scrub_free_runs
+        why = "/sys/kernel/mm/sanitize/scrub_free_runs: No such file or directory"
+        probs = self.parse(wipe_events(fail=why))[2]
+        self.assertEqual(probs, ["workload wipe failed: " + why])
+
+    def test_lost_plan_names_the_steps(self):
+        rows = channel(wipe_events())[1:]
+        log = self.boot(rows[:2], name="wipe")      # the dirty step, then nothing
+        probs = boot.parse_boot(log, wipe=True)[2]
+        self.assertNamed(probs, "seq 1 missing", "workload wipe: no figure")
+        self.assertFalse(any("pipe" in p for p in probs), probs)
+
+    def test_check_command(self):
+        log = self.boot(channel(wipe_events()), name="wipe")
+        p = subprocess.run([sys.executable, REPORT, "check", "--wipe", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual((p.returncode, p.stdout), (0, ""))
+        log = self.boot(channel(events()), name="wipe")
+        p = subprocess.run([sys.executable, REPORT, "check", "--wipe", log],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("the plan is not a wipe boot's", p.stdout)
+
+    def test_host_memset(self):
+        path = os.path.join(self.dir, "host-memset")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("SIZE 1073741824 libc 25000000.00 stosb 50000000.00\n")
+        m = figures.host_memset(path)
+        self.assertAlmostEqual(m["libc_gbps"], 1073741824 / 25e6)
+        self.assertAlmostEqual(m["stosb_gbps"], 1073741824 / 50e6)
+        for bad in ("", "SIZE 1 libc x stosb 2\n", "SIZE 1 libc 0 stosb 2\n"):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(bad)
+            self.assertIsNone(figures.host_memset(path))
+        self.assertIsNone(figures.host_memset(os.path.join(self.dir, "none")))
+
+    def run_report(self, memset=True):
+        """A run of off and pages with their wipe boots; bench.json, bench.md."""
+        bench = os.path.join(self.dir, "bench-configs")
+        with open(bench, "w", encoding="utf-8") as f:
+            f.write("vanilla | lab-vanilla |\noff | lab-patched | sanitize_mem=off\n"
+                    "pages | lab-patched | sanitize_mem=pages\n")
+        wipe = os.path.join(self.dir, "bench-wipe")
+        with open(wipe, "w", encoding="utf-8") as f:
+            f.write("off\npages\n")
+        tgts = os.path.join(self.dir, "bench-targets")
+        with open(tgts, "w", encoding="utf-8") as f:
+            f.write("w | pages | off | - | wipe-bytes | 0.01 | pages skips the page pass\n")
+        run = os.path.join(self.dir, "run")
+        for cfg, wbytes in (("vanilla", None), ("off", 900000000), ("pages", 150000)):
+            os.makedirs(os.path.join(run, cfg))
+            self.boot(channel(events()), name=os.path.join("run", cfg, "icount"))
+            if wbytes:
+                self.boot(channel(wipe_events(((1000000000, 800000000, 450000000, wbytes),))),
+                          name=os.path.join("run", cfg, "wipe"))
+        if memset:
+            with open(os.path.join(run, "host-memset"), "w", encoding="utf-8") as f:
+                f.write("SIZE 1073741824 libc 25000000.00 stosb 26000000.00\n")
+        out = os.path.join(self.dir, "bench")
+        args = argparse.Namespace(dir=run, policy=bench, targets=tgts, wipe=wipe, out=out,
+                                  vmlinux=None)
+        sys.stdout, saved = io.StringIO(), sys.stdout
+        try:
+            report.cmd_report(args)
+        finally:
+            sys.stdout = saved
+        with open(out + ".json", encoding="utf-8") as f:
+            doc = json.load(f)
+        with open(out + ".md", encoding="utf-8") as f:
+            return doc, f.read()
+
+    def test_report_sets_the_wipe_beside_the_host_memset(self):
+        doc, md = self.run_report()
+        off = next(c for c in doc["configs"] if c["name"] == "off")
+        self.assertEqual((off["wipe"]["bytes"], off["wipe"]["kernel_gbps"]), (900000000, 2.0))
+        self.assertAlmostEqual(off["wipe"]["gbps"], 3.6)
+        self.assertIsNone(next(c for c in doc["configs"] if c["name"] == "vanilla")["wipe"])
+        self.assertIn("## The wipe of free memory (wall clock)", md)
+        self.assertIn("Under TCG (no KVM)", md)
+        # 900 MB in the host's 0.25 s, 3.6 GB/s, beside 1073741824 / 25 ms = 42.95 GB/s
+        self.assertIn("| off | 858.3 | 219726 / 1500 / 0 | 0.250 [0.450] | 3.600 "
+                      "[3.600–3.600] | 42.950 | 0.0838 | 0.800 |", md)
+        self.assertNotIn("The guest clock was not the TSC", md)
+        self.assertIn("Host memset of 1024 MiB: 42.95 GB/s (glibc), 41.30 GB/s", md)
+        t, = doc["targets"]
+        self.assertEqual((t["target"], t["met"]), ("w", True))
+        self.assertAlmostEqual(t["ratio"], 150000 / 900000000)
+        self.assertIn("| pages skips the page pass | **met** |", md)
+
+    def test_a_wipe_without_the_host_memset_is_an_error(self):
+        doc, md = self.run_report(memset=False)
+        off = next(c for c in doc["configs"] if c["name"] == "off")
+        self.assertNamed(off["errors"], "wipe: no host memset figure")
+        self.assertIn("Host memset: not measured", md)
+        self.assertIn("| off | 858.3 | 219726 / 1500 / 0 | 0.250 [0.450] | 3.600 "
+                      "[3.600–3.600] | – | – | 0.800 |", md)
+
+    def test_a_guest_clock_in_jiffies_is_said(self):
+        # a busy host: the TSC calibration failed, the kernel counts jiffies
+        bodies = wipe_events()
+        log = self.boot(channel(bodies), name="wipe",
+                        console=CONSOLE_OK + "clocksource: Switched to clocksource tsc-early\n"
+                        "clocksource: Switched to clocksource refined-jiffies\n")
+        con, ch, probs = boot.parse_boot(log, wipe=True)
+        self.assertEqual(figures.wipe_figures(ch, None, con["clocksource"])["clock"],
+                         "refined-jiffies")
+
+
 MICRO_OK = ("HARNESS: policy=off\n"
             "[    1.0] sanitize_bench: start: 3 benchmarks, 256 ops each\n"
             "[    1.1] sanitize_bench: BENCH kmalloc-8 41 256\n"
@@ -316,7 +485,7 @@ class ReportTest(Case):
                 self.boot(rows, name=os.path.join("run", cfg, name))
         out = os.path.join(self.dir, "bench")
         args = argparse.Namespace(dir=os.path.join(self.dir, "run"), policy=bench,
-                                  targets=tgts, out=out, vmlinux=None)
+                                  targets=tgts, wipe=policy.BENCH_WIPE, out=out, vmlinux=None)
         sys.stdout, saved = io.StringIO(), sys.stdout
         try:
             report.cmd_report(args)
