@@ -821,6 +821,25 @@ class TargetTest(Case):
         t, = targets.evaluate(configs, ["tmpfs"], policy.read_bench_targets(path))
         self.assertEqual((t["target"], t["precision"], t["met"]), ("loose", 2, True))
 
+    def test_wipe_bytes(self):
+        def run(pages_bytes, off_bytes=900000000.0):
+            configs = [{"name": n, "icount": {}, "icount_reps": {}, "micro": {},
+                        "wipe": b and {"bytes": b, "pages": b // 4096, "objects": 1000}}
+                       for n, b in (("off", off_bytes), ("pages", pages_bytes))]
+            return next(t for t in targets.evaluate(configs, [], policy.read_bench_targets())
+                        if t["target"] == "wipe-pages-skips-page-pass")
+        t = run(200000.0)
+        self.assertEqual(t["met"], True)
+        self.assertIn("ratio 0.0002, met if <= 0.01", t["note"])
+        # a page pass that ran under pages: most of off's bytes
+        self.assertEqual(run(850000000.0)["met"], False)
+        # compared at the two decimals of 0.01: 0.016 is over, 0.014 is not
+        self.assertEqual(run(0.016 * 900000000)["met"], False)
+        self.assertEqual(run(0.014 * 900000000)["met"], True)
+        t = run(None)
+        self.assertEqual(t["met"], None)
+        self.assertIn("no wipe figures for pages", t["note"])
+
     def test_micro_delta(self):
         # __GFP_ZERO adds 400 ns under off; under pages at most a tenth
         # of that (policy/bench-targets: gfp-zero-no-second-clear, 0.1).
