@@ -76,7 +76,6 @@ mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
 
 . /usr/libexec/harness/ktap.sh
-REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
 
 ktap_plan 4
 mountpoint -q "$dbg" || mount -t debugfs debugfs "$dbg" 2>/dev/null
@@ -143,10 +142,10 @@ awk -v list="$out/create-failures" '
 	!skip { print }
 	skip && /<\/TASK>/ { skip = 0 }' "$out/dmesg.new" > "$out/dmesg.judged"
 echo "# cache creations failed on purpose: $(cat "$out/create-failures" 2>/dev/null | wc -l)"
-r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
+r=$(grep -Ec "$KTAP_KERNEL_REPORTS" "$out/dmesg.judged")
 if [ "$r" != 0 ]; then	# the console showed none of it: the first, here
-	grep -Em 1 -B 12 -A 12 "$REPORTS" "$out/dmesg.judged" | sed 's/^/# /'
+	grep -Em 1 -B 12 -A 12 "$KTAP_KERNEL_REPORTS" "$out/dmesg.judged" | sed 's/^/# /'
 fi
 [ "$r" = 0 ]; ktap_check $? no_kernel_reports \
-	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
+	"$r line(s)$(grep -Em 1 "$KTAP_KERNEL_REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
 ktap_done

@@ -50,9 +50,6 @@ counter() { cat "$sysfs/$1" 2>/dev/null || echo 0; }
 policy_now() { cat "$sysfs/policy" 2>/dev/null || echo none; }
 have_faults() { [ -d "$dbg/failslab" ] && [ -d "$dbg/fail_page_alloc" ]; }
 
-# Kernel lines the harness fails a cell on (tests/harness/judge.py FATAL), and the
-# sanitize_verify report; looked for in the log lines this run added.
-REPORTS='Kernel panic|Oops|BUG:|kernel BUG at|WARNING:|Call Trace:|KASAN:|KFENCE:|UBSAN:|general protection fault|Unable to handle|sanitize_mem: write after free'
 
 ktap_plan $((8 + wipe))
 
@@ -322,9 +319,9 @@ if [ "$mode" = faults ]; then
 else
 	cp "$out/dmesg.new" "$out/dmesg.judged"
 fi
-r=$(grep -Ec "$REPORTS" "$out/dmesg.judged")
+r=$(grep -Ec "$KTAP_KERNEL_REPORTS" "$out/dmesg.judged")
 [ "$r" = 0 ]; ktap_check $? no_kernel_reports \
-	"$r line(s)$(grep -Em 1 "$REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
+	"$r line(s)$(grep -Em 1 "$KTAP_KERNEL_REPORTS" "$out/dmesg.judged" | sed 's/^/: /')"
 
 if [ "$wipe" = 1 ]; then
 	ok=$(grep -c '^ok' "$out/wipes" 2>/dev/null)

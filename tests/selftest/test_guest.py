@@ -135,5 +135,47 @@ class KunitFaultsVerdictTest(TempDirTest):
         self.assertIn("try faulted", first)
 
 
+
+class KernelReportsTest(TempDirTest):
+    """The guest's pattern of kernel reports (tests/guest/lib/ktap.sh) is
+    the judge's FATAL: a line one of them fails on, the other must too."""
+
+    LINES = [
+        "Kernel panic - not syncing: Fatal exception",
+        "Oops: general protection fault, probably for non-canonical address",
+        "BUG: KASAN: slab-use-after-free in kfree+0x1/0x2",
+        "kernel BUG at mm/slub.c:123!",
+        "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:4444 warn_alloc",
+        "Call Trace:",
+        "KFENCE: use-after-free read in test_func",
+        "UBSAN: array-index-out-of-bounds in mm/sanitize_mem.c:1:2",
+        "Unable to handle kernel paging request at virtual address 0",
+        "sanitize_mem: write after free: page 0000 at offset 8",
+        # what neither may fail on
+        "DEBUG: a line that only ends in BUG:",
+        "Oopsie, a word that starts with Oops",
+        "sanitize_mem: policy=full (pages slab stack)",
+        "stress-ng: info: passed",
+    ]
+
+    def test_same_as_the_judge(self):
+        if not os.access(BUSYBOX, os.X_OK):
+            raise unittest.SkipTest(f"no {BUSYBOX} (Debian's busybox-static, make deps)")
+        from harness import judge
+        ktap = os.path.join(TOP, "tests", "guest", "lib", "ktap.sh")
+        r = subprocess.run([BUSYBOX, "sh", "-c", '. "$1"; printf %s "$KTAP_KERNEL_REPORTS"',
+                            "sh", ktap], capture_output=True, text=True, timeout=30,
+                           check=True)
+        pattern = r.stdout
+        self.assertEqual(pattern, judge.FATAL.pattern)
+        path = os.path.join(self.d, "log")
+        for line in self.LINES:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(line + "\n")
+            g = subprocess.run([BUSYBOX, "grep", "-Ec", pattern, path],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(g.stdout.strip() == "1", bool(judge.FATAL.search(line)), line)
+
+
 if __name__ == "__main__":
     sys.exit(ktap_runner.main(sys.modules[__name__], sys.argv[1:]))
