@@ -24,6 +24,11 @@
  *                            sensitive cache, alive (its allocation site)
  *                            or freed once uploaded (cfg80211's free sites)
  *                            (the cfg80211 patch, 0012)
+ *   wext_keys                a WEP key set with the wireless extensions
+ *                            (SIOCSIWENCODE) on a station: the keys cfg80211
+ *                            keeps for wext (wdev->wext.keys) live in a
+ *                            sensitive cache while the interface exists
+ *                            (the cfg80211 patch, 0012)
  *   tty_write_buf            a line written to a pty: the tty's write_buf,
  *                            which keeps what was written, lives in a
  *                            sensitive cache while the pty is open (its
@@ -182,6 +187,29 @@ static int ibss_with_key(int fd, int family, char *why, size_t len)
 }
 
 /*
+ * A station with a WEP-104 key set through the wireless extensions, as
+ * iwconfig sets one: cfg80211 keeps it in wdev->wext.keys until the
+ * interface goes.  0 or -1.
+ */
+static int wext_with_key(int fd, int family, char *why, size_t len)
+{
+	static const unsigned char mac[6] = { 0x02, 0x00, 0x6b, 0x00, 0x00, 0x03 };
+	static const char key[13] = "not-a-secret";
+	int sock, ret;
+
+	if (!new_iface(fd, family, "wlan0", "mk-wext", NL80211_IFTYPE_STATION, mac, why, len))
+		return -1;
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ret = sock < 0 ? -1 : wext_set_key(sock, "mk-wext", key, sizeof(key), 1);
+	if (ret)
+		snprintf(why, len, "SIOCSIWENCODE: %s (is CONFIG_CFG80211_WEXT on?)",
+			 strerror(errno));
+	if (sock >= 0)
+		close(sock);
+	return ret;
+}
+
+/*
  * A pty with a line written to its master: the tty's write_buf is live
  * until the pty closes.  The master's fd (kept open), or -1 with @why set.
  */
@@ -254,12 +282,12 @@ static size_t traces(const char *prefix, const char *file, char *buf)
 int main(void)
 {
 	static char alloc[TRACES_MAX], freed[TRACES_MAX];
-	char why[256] = "", why2[256] = "", why3[256] = "";
+	char why[256] = "", why2[256] = "", why3[256] = "", why4[256] = "";
 	struct timespec settle = { 1, 0 };
-	int fd, family, ap, ibss, pty;
+	int fd, family, ap, ibss, wext, pty;
 	size_t got;
 
-	printf("KTAP version 1\n1..4\n");
+	printf("KTAP version 1\n1..5\n");
 	fflush(stdout);
 	mkdir("/sys/kernel/debug", 0755);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);	/* may be mounted */
@@ -269,6 +297,7 @@ int main(void)
 		snprintf(why, sizeof(why), "no nl80211: %s", strerror(errno));
 	ap = family < 0 ? -1 : ap_with_key(fd, family, why, sizeof(why));
 	ibss = family < 0 ? -1 : ibss_with_key(fd, family, why2, sizeof(why2));
+	wext = family < 0 ? -1 : wext_with_key(fd, family, why4, sizeof(why4));
 	pty = pty_written(why3, sizeof(why3));
 	nanosleep(&settle, NULL);	/* the IBSS joins and uploads its keys */
 
@@ -293,6 +322,16 @@ int main(void)
 		check(live || gone, "cfg80211_connkeys",
 		      "the IBSS's key copy: %s", live ? "allocated by nl80211_parse_connkeys() in a sensitive cache" :
 		      gone ? "freed from a sensitive cache" : "in no sensitive cache's traces");
+	}
+	/* cfg80211_set_encryption(), maybe inlined into its caller */
+	if (wext) {
+		check(0, "wext_keys", "no wext key set: %s", why4);
+	} else {
+		int in = strstr(alloc, "cfg80211_set_encryption") != NULL ||
+			 strstr(alloc, "cfg80211_wext_siwencode") != NULL;
+
+		check(in, "wext_keys", "cfg80211's wext key store %s the kmalloc-sensitive-* alloc_traces",
+		      in ? "in" : "not in");
 	}
 	/* The pty's write: tty_write(), not the console's redirected_tty_write() */
 	if (pty < 0)

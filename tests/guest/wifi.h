@@ -27,6 +27,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -368,6 +369,85 @@ static inline int wifi_count_protected(int fd, const unsigned char ap[6],
 			protected++;
 	}
 	return protected;
+}
+
+/*
+ * The wireless extensions' SIOCSIWENCODE, as iwconfig's "key" sets a WEP
+ * key, on any socket: its request is defined here because
+ * <linux/wireless.h> and glibc's <net/if.h> cannot be included together.
+ * The union is the kernel's union iwreq_data, 16 bytes, copied whole.
+ */
+#define WEXT_SIOCSIWENCODE	0x8B2A
+
+struct wext_point {
+	void *pointer;
+	uint16_t length;
+	uint16_t flags;		/* the key's index, 1 to 4 */
+};
+
+struct wext_req {
+	char ifname[IFNAMSIZ];
+	union {
+		struct wext_point encoding;
+		char size[16];
+	} u;
+};
+
+/* Set WEP key @index (1 to 4) of @ifname: 0, or -1 with errno. */
+static inline int wext_set_key(int sock, const char *ifname, const void *key,
+			       size_t len, int index)
+{
+	struct wext_req req;
+
+	memset(&req, 0, sizeof(req));
+	strncpy(req.ifname, ifname, sizeof(req.ifname) - 1);
+	req.u.encoding.pointer = (void *)key;
+	req.u.encoding.length = (uint16_t)len;
+	req.u.encoding.flags = (uint16_t)index;
+	return ioctl(sock, WEXT_SIOCSIWENCODE, &req);
+}
+
+/*
+ * SIOCSIWENCODEEXT (wpa_supplicant's wext driver): the same key in a
+ * struct iw_encode_ext, 40 bytes before the key; wext copies it into a
+ * buffer of 40 + 64 bytes.  A WEP key for every peer (broadcast address).
+ */
+#define WEXT_SIOCSIWENCODEEXT	0x8B34
+#define WEXT_ALG_WEP		1
+
+struct wext_encode_ext {
+	uint32_t ext_flags;
+	uint8_t tx_seq[8];
+	uint8_t rx_seq[8];
+	struct sockaddr addr;
+	uint16_t alg;
+	uint16_t key_len;
+	uint8_t key[64];
+};
+
+static inline int wext_set_key_ext(int sock, const char *ifname, const void *key,
+				   size_t len, int index)
+{
+	struct wext_encode_ext ext;
+	struct wext_req req;
+	int ret;
+
+	memset(&ext, 0, sizeof(ext));
+	ext.addr.sa_family = 1;		/* ARPHRD_ETHER */
+	memset(ext.addr.sa_data, 0xff, 6);
+	ext.ext_flags = 0x4;		/* IW_ENCODE_EXT_GROUP_KEY */
+	ext.alg = WEXT_ALG_WEP;
+	ext.key_len = (uint16_t)len;
+	memcpy(ext.key, key, len);
+	memset(&req, 0, sizeof(req));
+	strncpy(req.ifname, ifname, sizeof(req.ifname) - 1);
+	req.u.encoding.pointer = &ext;
+	req.u.encoding.length = (uint16_t)(offsetof(struct wext_encode_ext, key) + len);
+	req.u.encoding.flags = (uint16_t)index;
+	ret = ioctl(sock, WEXT_SIOCSIWENCODEEXT, &req);
+	memset(&ext, 0, sizeof(ext));
+	__asm__ __volatile__("" : : "r"(&ext) : "memory");
+	return ret;
 }
 
 #endif /* SANITIZE_WIFI_H */

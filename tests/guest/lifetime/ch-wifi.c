@@ -67,9 +67,12 @@ static void start_ap_msg(struct nl_msg *m, int family, unsigned int ifindex,
 	nl_u32(m, NL80211_ATTR_WIPHY_FREQ, WIFI_FREQ);
 }
 
-/* A new interface of type AP on the radio of wlan0, up; its ifindex or 0. */
-static unsigned int wifi_ap_iface(int fd, int family, const char *ifname,
-				  const unsigned char mac[6], struct result *r)
+/*
+ * A new interface of type iftype (an access point, a station) on the radio
+ * of wlan0, up; its ifindex or 0.
+ */
+static unsigned int wifi_iface(int fd, int family, const char *ifname,
+			       const unsigned char mac[6], uint32_t iftype, struct result *r)
 {
 	unsigned int radio, ifindex;
 	struct nl_msg m;
@@ -80,9 +83,10 @@ static unsigned int wifi_ap_iface(int fd, int family, const char *ifname,
 	nl_init(&m, family, NL80211_CMD_NEW_INTERFACE);
 	nl_u32(&m, NL80211_ATTR_IFINDEX, radio);	/* names the radio */
 	nl_put(&m, NL80211_ATTR_IFNAME, ifname, strlen(ifname) + 1);
-	nl_u32(&m, NL80211_ATTR_IFTYPE, NL80211_IFTYPE_AP);
+	nl_u32(&m, NL80211_ATTR_IFTYPE, iftype);
 	nl_put(&m, NL80211_ATTR_MAC, mac, 6);
-	if (wifi_call(fd, &m, "NEW_INTERFACE (AP)", r))
+	if (wifi_call(fd, &m, iftype == NL80211_IFTYPE_AP ? "NEW_INTERFACE (AP)" :
+		      "NEW_INTERFACE (station)", r))
 		return 0;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
@@ -108,7 +112,7 @@ static unsigned int wifi_ap(int fd, int family, const char *ifname,
 	unsigned int ifindex;
 	struct nl_msg m;
 
-	ifindex = wifi_ap_iface(fd, family, ifname, mac, r);
+	ifindex = wifi_iface(fd, family, ifname, mac, NL80211_IFTYPE_AP, r);
 	if (!ifindex)
 		return 0;
 	start_ap_msg(&m, family, ifindex, ifname, mac);
@@ -269,7 +273,7 @@ static int wifi_ap_pmk(const struct channel *ch, struct result *r, const char *i
 	fd = nl80211_open(&family, r);
 	if (fd < 0)
 		return -1;
-	ifindex = wifi_ap_iface(fd, family, ifname, mac, r);
+	ifindex = wifi_iface(fd, family, ifname, mac, NL80211_IFTYPE_AP, r);
 	if (!ifindex)
 		return -1;
 	if (!up && if_set_up(ifname, 0))
@@ -592,4 +596,59 @@ int ch_wifi_wpa2_tk(const struct channel *ch, struct result *r)
 		return 0;
 	note(r, "the key of wifi-wpa2's handshake, counted by the host");
 	return 0;
+}
+
+/*
+ * wifi-wext-key: the secret's first 13 characters as a WEP-104 key, set
+ * COPIES times through the wireless extensions on a station interface of
+ * its own, at indexes 1 to 4, with SIOCSIWENCODE (iwconfig's "key") and
+ * SIOCSIWENCODEEXT (wpa_supplicant's wext driver) in turn.  wext copies
+ * each request into a buffer of its own (ioctl_standard_iw_point()'s
+ * extra: 64 and 104 bytes), which 6.12 frees with kfree() and the
+ * cfg80211 patch (0012) with kfree_sensitive() for the ENCODE requests;
+ * cfg80211 keeps the keys in wdev->wext.keys, which the patch marks and
+ * 6.12 frees with kfree_sensitive() when the interface is deleted, at the
+ * release.
+ */
+int ch_wifi_wext_key(const struct channel *ch, struct result *r)
+{
+	static const char ifname[] = "wext-sta";
+	unsigned char mac[6] = { 0x02, 0x00, 0x5a, 0x00, 0x00, 0x60 };
+	char key[13];
+	unsigned int ifindex;
+	struct nl_msg m;
+	int fd, family, sock, i, ret;
+
+	fd = nl80211_open(&family, r);
+	if (fd < 0)
+		return -1;
+	ifindex = wifi_iface(fd, family, ifname, mac, NL80211_IFTYPE_STATION, r);
+	if (!ifindex)
+		return -1;
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return fail_errno(r, "a socket for the wext ioctl");
+	for (i = 0; i < COPIES; i++) {
+		secret_derive_n(seed, ch->name, key, sizeof(key));
+		ret = i % 2 ? wext_set_key_ext(sock, ifname, key, sizeof(key), i % 4 + 1) :
+			     wext_set_key(sock, ifname, key, sizeof(key), i % 4 + 1);
+		scrub(key, sizeof(key));
+		if (ret) {
+			if (errno == ENOTTY || errno == EOPNOTSUPP)
+				return fail(r, "%s refused (%s): is CONFIG_CFG80211_WEXT on?",
+					    i % 2 ? "SIOCSIWENCODEEXT" : "SIOCSIWENCODE", strerror(errno));
+			return fail_errno(r, i % 2 ? "SIOCSIWENCODEEXT" : "SIOCSIWENCODE");
+		}
+	}
+	close(sock);
+	note(r, "%d WEP-104 keys set with SIOCSIWENCODE on station %s, deleted at the release",
+	     COPIES, ifname);
+	hold(r);
+	nl_init(&m, family, NL80211_CMD_DEL_INTERFACE);
+	nl_u32(&m, NL80211_ATTR_IFINDEX, ifindex);
+	ret = wifi_call(fd, &m, "DEL_INTERFACE", r);
+	close(fd);
+	return ret;
 }
