@@ -173,42 +173,23 @@ int flags_of(const struct channel *ch)
 	return real_flags[ch - real_channels];
 }
 
-/* "lifetime.list=real" among the words of /proc/cmdline? */
-static int cmdline_real(void)
-{
-	char text[4096];
-
-	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
-		return 0;
-	text[strcspn(text, "\n")] = '\0';
-	return has_word(text, "lifetime.list=real");
-}
-
-/* "lifetime.scan=poweroff" among the words of /proc/cmdline? */
-static int cmdline_scan_at_poweroff(void)
-{
-	char text[4096];
-
-	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
-		return 0;
-	text[strcspn(text, "\n")] = '\0';
-	return has_word(text, "lifetime.scan=poweroff");
-}
-
 /*
- * "lifetime.wipe=1" among the words of /proc/cmdline: the cell asks for
- * sanitize_mem's wipe of free memory between the release and the scan,
- * written to /sys/kernel/mm/sanitize/scrub_free as root would (issue 35).
- * The cell without the word is its twin.
+ * Is @word among the words of /proc/cmdline?  The cell's words for this
+ * program: "lifetime.list=real" (the channels of tests/scan/channels-real),
+ * "lifetime.scan=poweroff" (the host scans after QEMU has exited, for the
+ * shutdown wipe) and "lifetime.wipe=1" (sanitize_mem's wipe of free memory
+ * between the release and the scan, written to
+ * /sys/kernel/mm/sanitize/scrub_free as root would; issue 35; the cell
+ * without the word is its twin).
  */
-static int cmdline_wipe(void)
+static int cmdline_has(const char *word)
 {
 	char text[4096];
 
 	if (read_file("/proc/cmdline", text, sizeof(text)) < 0)
 		return 0;
 	text[strcspn(text, "\n")] = '\0';
-	return has_word(text, "lifetime.wipe=1");
+	return has_word(text, word);
 }
 
 #define SCRUB_FREE	"/sys/kernel/mm/sanitize/scrub_free"
@@ -342,7 +323,7 @@ int main(int argc, char **argv)
 
 	int list = 0;
 
-	if (cmdline_real()) {
+	if (cmdline_has("lifetime.list=real")) {
 		channels = real_channels;
 		nchannels = NCHANNELS_REAL;
 	}
@@ -504,7 +485,7 @@ int main(int argc, char **argv)
 	sync();
 	nanosleep(&settle, NULL);
 	/* The wipe the cell asked for: in the kernel, no fork, no allocation here. */
-	wipe = cmdline_wipe();
+	wipe = cmdline_has("lifetime.wipe=1");
 	if (wipe)
 		wipe_ok = !wipe_free_memory(wipe_note, sizeof(wipe_note));
 
@@ -520,7 +501,7 @@ int main(int argc, char **argv)
 		    strlen(keys) + strlen(res[i].scan_key_channel) + 66 < sizeof(keys))
 			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), " %s=%s",
 				 res[i].scan_key_channel, res[i].scan_key_hex);
-	if (cmdline_scan_at_poweroff()) {
+	if (cmdline_has("lifetime.scan=poweroff")) {
 		/* The host scans after QEMU exits, and says so in lifetime.json. */
 		if (marker("HARNESS: SCAN-AT-POWEROFF %s%s", seed_hex, keys))
 			snprintf(reply, sizeof(reply), "(cannot write the marker: %s)",
@@ -562,7 +543,7 @@ int main(int argc, char **argv)
 	if (wipe)
 		printf("# lifetime: free memory wiped before the scan (%s): %s%s\n",
 		       SCRUB_FREE, wipe_ok ? "" : "failed: ", wipe_note);
-	if (cmdline_scan_at_poweroff())
+	if (cmdline_has("lifetime.scan=poweroff"))
 		printf("# lifetime: the host scans guest RAM after the power-off\n");
 	for (i = 0, t = 0; i < nchannels; i++) {
 		if (!runs[i].selected)
