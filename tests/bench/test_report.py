@@ -75,6 +75,20 @@ def channel(bodies, t0=1.0, step=0.25):
 CONSOLE_OK = "HARNESS: policy=off\nsome kernel line\nHARNESS: END\n"
 
 
+def write_report(args):
+    """report.py report with args, its output swallowed: (the JSON, the
+    Markdown) it wrote to args.out."""
+    sys.stdout, saved = io.StringIO(), sys.stdout
+    try:
+        report.cmd_report(args)
+    finally:
+        sys.stdout = saved
+    with open(args.out + ".json", encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(args.out + ".md", encoding="utf-8") as f:
+        return doc, f.read()
+
+
 class Case(TempDirTest):
     @property
     def dir(self):
@@ -316,17 +330,8 @@ class WipeTest(Case):
             with open(os.path.join(run, "host-memset"), "w", encoding="utf-8") as f:
                 f.write("SIZE 1073741824 libc 25000000.00 stosb 26000000.00\n")
         out = os.path.join(self.dir, "bench")
-        args = argparse.Namespace(dir=run, policy=bench, targets=tgts, wipe=wipe, out=out,
-                                  vmlinux=None)
-        sys.stdout, saved = io.StringIO(), sys.stdout
-        try:
-            report.cmd_report(args)
-        finally:
-            sys.stdout = saved
-        with open(out + ".json", encoding="utf-8") as f:
-            doc = json.load(f)
-        with open(out + ".md", encoding="utf-8") as f:
-            return doc, f.read()
+        return write_report(argparse.Namespace(dir=run, policy=bench, targets=tgts, wipe=wipe,
+                                               out=out, vmlinux=None))
 
     def test_report_sets_the_wipe_beside_the_host_memset(self):
         doc, md = self.run_report()
@@ -484,15 +489,9 @@ class ReportTest(Case):
                     del rows[4]         # the end of socket
                 self.boot(rows, name=os.path.join("run", cfg, name))
         out = os.path.join(self.dir, "bench")
-        args = argparse.Namespace(dir=os.path.join(self.dir, "run"), policy=bench,
-                                  targets=tgts, wipe=policy.BENCH_WIPE, out=out, vmlinux=None)
-        sys.stdout, saved = io.StringIO(), sys.stdout
-        try:
-            report.cmd_report(args)
-        finally:
-            sys.stdout = saved
-        with open(out + ".json", encoding="utf-8") as f:
-            doc = json.load(f)
+        doc, md = write_report(argparse.Namespace(
+            dir=os.path.join(self.dir, "run"), policy=bench, targets=tgts,
+            wipe=policy.BENCH_WIPE, out=out, vmlinux=None))
         off = next(c for c in doc["configs"] if c["name"] == "off")
         self.assertNotIn("socket", off["icount"])
         self.assertIn("pipe", off["icount"])
@@ -501,8 +500,6 @@ class ReportTest(Case):
                          "icount: workload socket: no figure")
         self.assertNotIn("icount", doc["ratios"]["off"]["socket"])
         self.assertAlmostEqual(doc["ratios"]["off"]["pipe"]["icount"], 1101 / 1001)
-        with open(out + ".md", encoding="utf-8") as f:
-            md = f.read()
         self.assertIn("- off: icount: workload socket: no figure", md)
         # the targets are those of the --targets file, judged on this run
         t, = doc["targets"]

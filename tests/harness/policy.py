@@ -225,6 +225,17 @@ def known_kernel(kernels, kernel, where):
                           f"(one of {', '.join(kernels)})")
 
 
+def single_names(path, what):
+    """(where, name) for each line of a policy file that holds one name."""
+    path = shown(path)
+    for lineno, line in lines(path):
+        words = line.split()
+        where = f"{path}:{lineno}"
+        if len(words) != 1:
+            raise PolicyError(f"{where}: expected one {what} name, got {line.strip()!r}")
+        yield where, words[0]
+
+
 def once(seen, what, name, where):
     """A name a file defines twice is an error naming both lines."""
     if name in seen:
@@ -595,14 +606,8 @@ def read_bench_wipe(path=BENCH_WIPE, bench=BENCH, kernels=None):
     that get a boot wiping free memory (issue 35), in file order; each must
     boot a patched kernel (vanilla has no /sys/kernel/mm/sanitize/scrub_free)."""
     configs = {c["name"]: c for c in read_bench(bench, kernels)}
-    path = shown(path)
     names, seen = [], {}
-    for lineno, line in lines(path):
-        words = line.split()
-        where = f"{path}:{lineno}"
-        if len(words) != 1:
-            raise PolicyError(f"{where}: expected one configuration name, got {line.strip()!r}")
-        name = words[0]
+    for where, name in single_names(path, "configuration"):
         c = configs.get(name)
         if c is None:
             raise PolicyError(f"{where}: configuration {name!r} is not in {shown(bench)} "
@@ -642,12 +647,7 @@ def read_bench_workloads(path=None):
     the guest program (tests/guest/bench.c) runs them."""
     path = shown(path or BENCH_WORKLOADS)
     names, seen = [], {}
-    for lineno, line in lines(path):
-        words = line.split()
-        where = f"{path}:{lineno}"
-        if len(words) != 1:
-            raise PolicyError(f"{where}: expected one workload name, got {line.strip()!r}")
-        name = words[0]
+    for where, name in single_names(path, "workload"):
         if not WORKLOAD.match(name):
             raise PolicyError(f"{where}: workload name {name!r}: lower case letters and "
                               f"digits, at most 15")
